@@ -1,0 +1,119 @@
+#include "quasar/core/atoms.hpp"
+
+#include <cmath>
+
+#include "quasar/core/error.hpp"
+#include "quasar/device/gather.hpp"
+
+namespace quasar {
+
+namespace {
+template <class T, class F>
+std::vector<T> column(std::size_t n, F f) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = f(i);
+  return v;
+}
+
+template <class T>
+void permute_array(Array<T>& a, const Array<int>& perm, Array<T>& scratch) {
+  if (a.empty()) return;
+  scratch.resize(a.size());
+  if (a.on_device()) {
+#ifdef QUASAR_HAVE_CUDA
+    device::gather(scratch.data(), a.data(), perm.data(), static_cast<int>(a.size()));
+#endif
+  } else {
+    for (std::size_t i = 0; i < a.size(); ++i) scratch[i] = a[perm[i]];
+  }
+  a.swap(scratch);
+}
+}  // namespace
+
+AtomState::AtomState(Backend backend, const Structure& s)
+    : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
+      fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
+      id(backend), backend_(backend), n_(static_cast<int>(s.size())), box_(s.box), type_names_(s.type_names),
+      type_masses_host_(s.type_masses) {
+  s.validate("structure");
+  const std::size_t n = s.size();
+  x.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].x; }));
+  y.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].y; }));
+  z.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].z; }));
+  const bool v = !s.velocities.empty();
+  vx.assign(column<double>(n, [&](std::size_t i) { return v ? s.velocities[i].x : 0.0; }));
+  vy.assign(column<double>(n, [&](std::size_t i) { return v ? s.velocities[i].y : 0.0; }));
+  vz.assign(column<double>(n, [&](std::size_t i) { return v ? s.velocities[i].z : 0.0; }));
+  fx.resize(n);
+  fy.resize(n);
+  fz.resize(n);
+  type.assign(s.types);
+  if (!s.charges.empty()) charge.assign(s.charges);
+  type_mass.assign(s.type_masses);
+  ix.resize(n);
+  iy.resize(n);
+  iz.resize(n);
+  id.assign(column<long>(n, [](std::size_t i) { return static_cast<long>(i); }));
+  file_ids_ = s.ids;
+}
+
+AtomsRef AtomState::ref() {
+  return AtomsRef{n_, box_, x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), fx.data(), fy.data(),
+                  fz.data(), type.data(), charge.empty() ? nullptr : charge.data(), type_mass.data(), ix.data(),
+                  iy.data(), iz.data(), id.data()};
+}
+
+Structure AtomState::to_structure() const {
+  Structure s;
+  s.box = box_;
+  s.type_names = type_names_;
+  s.type_masses = type_masses_host_;
+  s.ids = file_ids_;
+  const auto hx = x.to_vector(), hy = y.to_vector(), hz = z.to_vector();
+  const auto hvx = vx.to_vector(), hvy = vy.to_vector(), hvz = vz.to_vector();
+  const auto hfx = fx.to_vector(), hfy = fy.to_vector(), hfz = fz.to_vector();
+  const auto ht = type.to_vector();
+  const auto hid = id.to_vector();
+  const auto hq = charge.to_vector();
+  const std::size_t n = static_cast<std::size_t>(n_);
+  s.positions.resize(n);
+  s.velocities.resize(n);
+  s.forces.resize(n);
+  s.types.resize(n);
+  if (!hq.empty()) s.charges.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(hid[i]);
+    s.positions[k] = box_.wrap({hx[i], hy[i], hz[i]});
+    s.velocities[k] = {hvx[i], hvy[i], hvz[i]};
+    s.forces[k] = {hfx[i], hfy[i], hfz[i]};
+    s.types[k] = ht[i];
+    if (!hq.empty()) s.charges[k] = hq[i];
+  }
+  return s;
+}
+
+void AtomState::load_positions(const Structure& s) {
+  if (static_cast<int>(s.size()) != n_) throw Error("load_positions: atom count differs");
+  const auto hid = id.to_vector();
+  const std::size_t n = static_cast<std::size_t>(n_);
+  x.assign(column<double>(n, [&](std::size_t i) { return s.positions[hid[i]].x; }));
+  y.assign(column<double>(n, [&](std::size_t i) { return s.positions[hid[i]].y; }));
+  z.assign(column<double>(n, [&](std::size_t i) { return s.positions[hid[i]].z; }));
+  if (!s.velocities.empty()) {
+    vx.assign(column<double>(n, [&](std::size_t i) { return s.velocities[hid[i]].x; }));
+    vy.assign(column<double>(n, [&](std::size_t i) { return s.velocities[hid[i]].y; }));
+    vz.assign(column<double>(n, [&](std::size_t i) { return s.velocities[hid[i]].z; }));
+  }
+  box_ = s.box;
+}
+
+void AtomState::permute(const Array<int>& perm) {
+  Array<double> sd(backend_);
+  Array<int> si(backend_);
+  Array<long> sl(backend_);
+  for (Array<double>* a : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &charge}) permute_array(*a, perm, sd);
+  for (Array<int>* a : {&type, &ix, &iy, &iz}) permute_array(*a, perm, si);
+  permute_array(id, perm, sl);
+}
+
+}  // namespace quasar

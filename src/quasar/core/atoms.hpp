@@ -1,0 +1,65 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "quasar/core/structure.hpp"
+#include "quasar/device/array.hpp"
+
+namespace quasar {
+
+// Raw pointers to the per-atom arrays of an AtomState, passed by value to CPU loops and to kernels
+// alike. Positions may lie outside the cell between neighbour-list builds.
+struct AtomsRef {
+  int n = 0;
+  Box box;
+  double *x, *y, *z;
+  double *vx, *vy, *vz;
+  double *fx, *fy, *fz;
+  int* type;
+  const double* charge;       // null when the system has no charges
+  const double* type_mass;    // per type
+  int *ix, *iy, *iz;          // periodic image counters (unwrapped r = r + image * h)
+  long* id;                   // id of the atom in the input (kept through spatial sorting)
+};
+
+// Atom state in structure-of-arrays form on one backend. In a GPU run it lives on the device for
+// the whole run; the host sees it only through to_structure() at output steps.
+class AtomState {
+ public:
+  AtomState(Backend backend, const Structure& s);
+
+  Backend backend() const { return backend_; }
+  int size() const { return n_; }
+  const Box& box() const { return box_; }
+  void set_box(const Box& b) { box_ = b; }
+  const std::vector<std::string>& type_names() const { return type_names_; }
+  const std::vector<double>& type_masses() const { return type_masses_host_; }
+  int num_types() const { return static_cast<int>(type_names_.size()); }
+  bool has_charges() const { return !charge.empty(); }
+  AtomsRef ref();
+
+  // Copies the state back to the host in input order (ids restored), with velocities and
+  // unwrapped image information folded back into wrapped positions.
+  Structure to_structure() const;
+  // Overwrites positions/velocities (input order) from a structure of the same atoms.
+  void load_positions(const Structure& s);
+  // Reorders every per-atom array by perm (new index -> old index): used for spatial sorting.
+  void permute(const Array<int>& perm);
+
+  Array<double> x, y, z, vx, vy, vz, fx, fy, fz;
+  Array<int> type;
+  Array<double> charge;
+  Array<double> type_mass;
+  Array<int> ix, iy, iz;
+  Array<long> id;
+
+ private:
+  Backend backend_;
+  int n_;
+  Box box_;
+  std::vector<std::string> type_names_;
+  std::vector<double> type_masses_host_;
+  std::vector<long> file_ids_;  // ids as read, indexed by input order
+};
+
+}  // namespace quasar

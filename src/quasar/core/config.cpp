@@ -1,0 +1,118 @@
+#include "quasar/core/config.hpp"
+
+#include <sstream>
+
+namespace quasar {
+
+int ConfigTable::line_of(std::string_view key) const {
+  const toml::node* n = table->get(key);
+  return n ? static_cast<int>(n->source().begin.line) : static_cast<int>(table->source().begin.line);
+}
+
+void ConfigTable::fail(std::string_view key, const std::string& msg) const {
+  throw InputError(file, line_of(key), "'" + key_path(key) + "': " + msg);
+}
+
+void ConfigTable::allow_only(std::initializer_list<std::string_view> valid) const {
+  for (const auto& [k, v] : *table) {
+    bool ok = false;
+    for (auto name : valid) ok = ok || k.str() == name;
+    if (ok) continue;
+    std::ostringstream os;
+    os << "unknown key '" << key_path(k.str()) << "'; valid keys" << (path.empty() ? "" : " in [" + path + "]")
+       << ":";
+    for (auto name : valid) os << " " << name;
+    throw InputError(file, static_cast<long>(v.source().begin.line), os.str());
+  }
+}
+
+std::optional<ConfigTable> ConfigTable::sub(std::string_view key) const {
+  const toml::node* n = table->get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_table()) fail(key, "expected a table");
+  return ConfigTable{n->as_table(), file, key_path(key)};
+}
+
+ConfigTable ConfigTable::require_sub(std::string_view key) const {
+  auto s = sub(key);
+  if (!s) throw InputError(file, 0, "missing table [" + key_path(key) + "]");
+  return *s;
+}
+
+std::string ConfigTable::get_string(std::string_view key, std::optional<std::string> fallback) const {
+  const toml::node* n = table->get(key);
+  if (!n) {
+    if (fallback) return *fallback;
+    throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (a string)");
+  }
+  if (!n->is_string()) fail(key, "expected a string");
+  return std::string(*n->value<std::string>());
+}
+
+double ConfigTable::get_double(std::string_view key, std::optional<double> fallback) const {
+  const toml::node* n = table->get(key);
+  if (!n) {
+    if (fallback) return *fallback;
+    throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (a number)");
+  }
+  if (!n->is_number()) fail(key, "expected a number");
+  return *n->value<double>();
+}
+
+long ConfigTable::get_int(std::string_view key, std::optional<long> fallback) const {
+  const toml::node* n = table->get(key);
+  if (!n) {
+    if (fallback) return *fallback;
+    throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (an integer)");
+  }
+  if (!n->is_integer()) fail(key, "expected an integer");
+  return static_cast<long>(*n->value<int64_t>());
+}
+
+bool ConfigTable::get_bool(std::string_view key, std::optional<bool> fallback) const {
+  const toml::node* n = table->get(key);
+  if (!n) {
+    if (fallback) return *fallback;
+    throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (true or false)");
+  }
+  if (!n->is_boolean()) fail(key, "expected true or false");
+  return *n->value<bool>();
+}
+
+std::vector<double> ConfigTable::get_doubles(std::string_view key) const {
+  const toml::node* n = table->get(key);
+  if (!n) throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (an array of numbers)");
+  if (n->is_number()) return {*n->value<double>()};
+  if (!n->is_array()) fail(key, "expected an array of numbers");
+  std::vector<double> out;
+  for (const auto& e : *n->as_array()) {
+    if (!e.is_number()) fail(key, "expected an array of numbers");
+    out.push_back(*e.value<double>());
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigTable::get_strings(std::string_view key) const {
+  const toml::node* n = table->get(key);
+  if (!n) throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (an array of strings)");
+  if (n->is_string()) return {std::string(*n->value<std::string>())};
+  if (!n->is_array()) fail(key, "expected an array of strings");
+  std::vector<std::string> out;
+  for (const auto& e : *n->as_array()) {
+    if (!e.is_string()) fail(key, "expected an array of strings");
+    out.emplace_back(*e.value<std::string>());
+  }
+  return out;
+}
+
+toml::table parse_toml_file(const std::string& file) {
+  try {
+    return toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << e.description() << " (column " << e.source().begin.column << ")";
+    throw InputError(file, static_cast<long>(e.source().begin.line), os.str());
+  }
+}
+
+}  // namespace quasar

@@ -1,0 +1,43 @@
+#pragma once
+// Reading validated TOML input: every table checks its keys against the valid ones, and every
+// error names the file and the dotted key.
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "quasar/core/error.hpp"
+
+namespace quasar {
+
+// A TOML table with the file it came from and its dotted path, for messages.
+struct ConfigTable {
+  const toml::table* table;
+  std::string file;
+  std::string path;  // "" for the root, else "potential", "md.thermostat", ...
+
+  std::string key_path(std::string_view key) const {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+  }
+  [[noreturn]] void fail(std::string_view key, const std::string& msg) const;
+  // Throws if the table holds a key not in `valid`, listing the valid keys.
+  void allow_only(std::initializer_list<std::string_view> valid) const;
+  bool has(std::string_view key) const { return table->contains(key); }
+
+  std::optional<ConfigTable> sub(std::string_view key) const;
+  ConfigTable require_sub(std::string_view key) const;
+  std::string get_string(std::string_view key, std::optional<std::string> fallback = std::nullopt) const;
+  double get_double(std::string_view key, std::optional<double> fallback = std::nullopt) const;
+  long get_int(std::string_view key, std::optional<long> fallback = std::nullopt) const;
+  bool get_bool(std::string_view key, std::optional<bool> fallback = std::nullopt) const;
+  std::vector<double> get_doubles(std::string_view key) const;
+  std::vector<std::string> get_strings(std::string_view key) const;
+  int line_of(std::string_view key) const;
+};
+
+// Parses a TOML file; syntax errors name the file, line and column.
+toml::table parse_toml_file(const std::string& file);
+
+}  // namespace quasar

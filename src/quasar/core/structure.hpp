@@ -1,0 +1,38 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quasar/core/box.hpp"
+
+namespace quasar {
+
+// Plain host data as read from or written to a file: what readers return and writers take.
+struct Structure {
+  Box box;
+  std::vector<std::string> type_names;  // type index -> name ("Cu", "O", "1", ...)
+  std::vector<double> type_masses;      // amu, per type
+  std::vector<int> types;               // per atom, index into type_names
+  std::vector<Vec3> positions;          // Å
+  std::vector<Vec3> velocities;         // Å/ps; empty when the file has none
+  std::vector<double> charges;          // e; empty when the file has none
+  std::vector<long> ids;                // file's atom ids; empty means 1..N
+
+  // Reference labels carried by some files (extended XYZ, training data).
+  std::optional<double> energy;          // eV
+  std::vector<Vec3> forces;              // eV/Å
+  std::optional<Mat3> virial;            // eV, LAMMPS sign convention
+  std::map<std::string, std::string> info;  // other key=value pairs of a header
+
+  std::size_t size() const { return positions.size(); }
+  // Type index of a name, adding it (with the element's mass, or 0) when new.
+  int type_index(const std::string& name);
+  // Throws an Error naming the problem when sizes disagree or a mass is missing.
+  void validate(const std::string& origin) const;
+};
+
+// Standard atomic mass (amu) of a chemical element symbol; 0 when the symbol is not an element.
+double element_mass(const std::string& symbol);
+
+}  // namespace quasar

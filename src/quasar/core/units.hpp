@@ -1,0 +1,14 @@
+#pragma once
+// Internal units are LAMMPS "metal": Å, eV, ps, amu, K, bar. Constants follow CODATA 2018 as
+// LAMMPS uses them, so that runs compare with LAMMPS to rounding.
+namespace quasar::units {
+
+inline constexpr double boltzmann = 8.617343e-5;        // eV/K (LAMMPS metal value)
+inline constexpr double mvv2e = 1.0364269e-4;           // amu*Å^2/ps^2 -> eV (LAMMPS metal value)
+inline constexpr double nktv2p = 1.6021765e6;           // eV/Å^3 -> bar (LAMMPS metal value)
+inline constexpr double ftm2v = 1.0 / 1.0364269e-4;     // eV/(Å*amu) -> Å/ps^2
+inline constexpr double bohr = 0.52917721067;           // Å
+inline constexpr double hartree = 27.21138602;          // eV
+inline constexpr double kcal_mol = 0.0433641043;        // eV
+
+}  // namespace quasar::units

@@ -1,0 +1,31 @@
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace quasar {
+
+enum class Backend { Cpu, Cuda };
+
+// "cpu", "cuda" or "auto" (CUDA when a GPU is usable, else CPU).
+Backend parse_backend(const std::string& name);
+const char* backend_name(Backend b);
+bool built_with_cuda();
+// True when built with CUDA and at least one GPU answers.
+bool cuda_available();
+// Lines describing the GPUs found ("none" reasons included), for `quasar info`.
+std::vector<std::string> gpu_descriptions();
+[[noreturn]] void throw_no_cuda(const char* what);
+
+namespace device {
+// Raw device memory; defined in memory.cu, or in memory_nocuda.cpp where they throw.
+void* allocate(std::size_t bytes);
+void release(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_zero(void* dst, std::size_t bytes);
+void synchronize();
+}  // namespace device
+
+}  // namespace quasar

@@ -1,0 +1,88 @@
+#pragma once
+#include "quasar/core/atoms.hpp"
+
+namespace quasar {
+
+enum class ListKind { Half, Full };
+
+// Periodic image of a neighbour, packed as three signed 10-bit lattice translations so that the
+// common case, no translation, is 0.
+QUASAR_HD int pack_image(int a, int b, int c) { return (a & 1023) | ((b & 1023) << 10) | ((c & 1023) << 20); }
+QUASAR_HD void unpack_image(int code, int& a, int& b, int& c) {
+  a = (code << 22) >> 22;  // sign-extend each 10-bit field
+  b = (code << 12) >> 22;
+  c = (code << 2) >> 22;
+}
+
+// Read-only view of a Verlet list for CPU loops and kernels. Neighbour k of atom i is
+// index[k * stride + i] (transposed for coalesced reads on the GPU), translated by the lattice
+// vector image[k * stride + i]: r_ij = r_j + image*h - r_i, valid until the next build.
+struct NeighborRef {
+  int n = 0;
+  int stride = 0;
+  int capacity = 0;  // neighbours per atom that fit
+  const int* count;
+  const int* index;
+  const int* image;
+
+  QUASAR_HD Vec3 delta(const Box& box, const double* x, const double* y, const double* z, int i, int k,
+                       int& j) const {
+    const int slot = k * stride + i;
+    j = index[slot];
+    Vec3 d{x[j] - x[i], y[j] - y[i], z[j] - z[i]};
+    const int code = image[slot];
+    if (code) {
+      int a, b, c;
+      unpack_image(code, a, b, c);
+      d += box.shift(a, b, c);
+    }
+    return d;
+  }
+};
+
+struct NeighborSettings {
+  double cutoff = 0;     // interaction cutoff (Å)
+  double skin = 1.0;     // Verlet skin (Å); rebuild when an atom moves more than skin/2
+  ListKind kind = ListKind::Half;
+  int sort_every = 1000; // steps between spatial re-sorts of the atoms (0: never)
+};
+
+// Cell list + Verlet list with a skin, for any triclinic cell (also narrower than twice the
+// cutoff: every periodic image within reach is listed) and partial periodicity. The rebuild
+// decision is taken where the atoms live: on the GPU it is a device flag that gates the build
+// kernels, so no step waits for the host.
+class NeighborList {
+ public:
+  NeighborList(Backend backend, const NeighborSettings& s);
+
+  const NeighborSettings& settings() const { return settings_; }
+  // Rebuilds the list if any atom moved more than skin/2 (or the cell changed enough) since the
+  // last build. Wraps positions into the cell when it builds.
+  void update(AtomState& atoms);
+  // Unconditional build.
+  void build(AtomState& atoms);
+  NeighborRef ref() const;
+  // Number of builds so far (reads a device counter on the GPU: synchronises).
+  long builds() const;
+  // Throws if a build ran out of room (neighbours or cell slots); checked at output steps on the GPU.
+  void check_overflow() const;
+
+ private:
+  void build_cpu(AtomState& atoms);
+  void check_cell_grid(const Box& box);
+
+  Backend backend_;
+  NeighborSettings settings_;
+  int n_ = 0, capacity_ = 0;
+  Array<int> count_, index_, image_;
+  Array<double> x0_, y0_, z0_;  // positions at the last build
+  Box box0_;                    // cell at the last build
+  long builds_cpu_ = 0;
+  // Cell grid (fractional bins) and search range in cells, per direction.
+  int bins_[3] = {1, 1, 1}, reach_[3] = {0, 0, 0};
+  Array<int> cell_count_, cell_atoms_;  // atoms per cell; atom ids of each cell (cell_capacity_ each)
+  int cell_capacity_ = 0;
+  Array<int> flags_;  // GPU: [0] rebuild needed, [1] overflow, [2] builds
+};
+
+}  // namespace quasar

@@ -1,0 +1,60 @@
+#pragma once
+// Shared helpers for the tests: backends to run on, reference data paths, LAMMPS.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "quasar/device/backend.hpp"
+
+namespace quasar::test {
+
+// CPU always; CUDA too when the build has it and a GPU answers. QUASAR_TEST_BACKENDS=cuda limits
+// the runs to the GPU (the device script uses it).
+inline std::vector<Backend> backends() {
+  std::vector<Backend> out;
+  const char* only = std::getenv("QUASAR_TEST_BACKENDS");
+  const std::string want = only ? only : "cpu,cuda";
+  if (want.find("cpu") != std::string::npos) out.push_back(Backend::Cpu);
+  if (want.find("cuda") != std::string::npos && cuda_available()) out.push_back(Backend::Cuda);
+  return out;
+}
+
+inline std::string backend_param_name(const testing::TestParamInfo<Backend>& info) {
+  return backend_name(info.param);
+}
+
+// Path under ../shared, or "" when absent (the caller skips with a message).
+inline std::string shared_path(const std::string& rel) {
+  const char* env = std::getenv("QUASAR_SHARED");
+  const std::filesystem::path base = env ? env : QUASAR_SHARED_DIR;
+  const auto p = base / rel;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+inline std::string source_path(const std::string& rel) { return (std::filesystem::path(QUASAR_SOURCE_DIR) / rel).string(); }
+
+// Debian's LAMMPS executable, or "" when it is not installed.
+inline std::string lammps_executable() {
+  for (const char* p : {"/usr/bin/lmp", "/usr/local/bin/lmp"})
+    if (std::filesystem::exists(p)) return p;
+  return {};
+}
+
+// A fresh scratch directory for one test.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("quasar-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+}  // namespace quasar::test
+
+#define QUASAR_INSTANTIATE_BACKENDS(Suite) \
+  INSTANTIATE_TEST_SUITE_P(Backends, Suite, testing::ValuesIn(quasar::test::backends()), \
+                           quasar::test::backend_param_name)
