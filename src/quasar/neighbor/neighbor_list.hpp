@@ -1,5 +1,6 @@
 #pragma once
 #include "quasar/core/atoms.hpp"
+#include "quasar/neighbor/cell_grid.hpp"
 
 namespace quasar {
 
@@ -65,11 +66,15 @@ class NeighborList {
   // Number of builds so far (reads a device counter on the GPU: synchronises).
   long builds() const;
   // Throws if a build ran out of room (neighbours or cell slots); checked at output steps on the GPU.
-  void check_overflow() const;
+  void check_overflow();
 
  private:
+  void prepare(const AtomState& atoms);
   void build_cpu(AtomState& atoms);
-  void check_cell_grid(const Box& box);
+  bool needs_rebuild_cpu(AtomState& atoms) const;
+  void build_gpu(AtomState& atoms, bool forced);
+  void spatial_sort(AtomState& atoms);
+  double move_threshold(const Box& box) const;
 
   Backend backend_;
   NeighborSettings settings_;
@@ -77,12 +82,13 @@ class NeighborList {
   Array<int> count_, index_, image_;
   Array<double> x0_, y0_, z0_;  // positions at the last build
   Box box0_;                    // cell at the last build
-  long builds_cpu_ = 0;
-  // Cell grid (fractional bins) and search range in cells, per direction.
-  int bins_[3] = {1, 1, 1}, reach_[3] = {0, 0, 0};
-  Array<int> cell_count_, cell_atoms_;  // atoms per cell; atom ids of each cell (cell_capacity_ each)
+  CellGrid grid_;
+  long builds_ = 0, updates_ = 0;
+  Array<int> cell_count_, cell_atoms_;  // atoms per cell; atoms of each cell (cell_capacity_ slots)
   int cell_capacity_ = 0;
-  Array<int> flags_;  // GPU: [0] rebuild needed, [1] overflow, [2] builds
+  Array<int> flags_;  // device: rebuild needed, max neighbours, max cell occupancy, builds
+  Array<int> perm_;   // spatial sort permutation
+  Array<double> h0_;  // device: cell at the last build
 };
 
 }  // namespace quasar

@@ -1,0 +1,238 @@
+#include "quasar/neighbor/neighbor_list.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "quasar/core/error.hpp"
+#include "quasar/neighbor/neighbor_list_gpu.hpp"
+
+namespace quasar {
+
+namespace {
+long max_cells_for(int n) { return std::max(27L, 2L * n); }
+}  // namespace
+
+NeighborList::NeighborList(Backend backend, const NeighborSettings& s)
+    : backend_(backend), settings_(s), count_(backend), index_(backend), image_(backend), x0_(backend),
+      y0_(backend), z0_(backend), cell_count_(backend), cell_atoms_(backend), flags_(backend), perm_(backend), h0_(backend) {
+  if (!(s.cutoff > 0)) throw Error("neighbour list: cutoff must be positive");
+  if (s.skin < 0) throw Error("neighbour list: skin must not be negative");
+}
+
+NeighborRef NeighborList::ref() const {
+  return NeighborRef{n_, n_, capacity_, count_.data(), index_.data(), image_.data()};
+}
+
+// How far an atom may move before the list can miss a pair: half the skin, less what a change of
+// the cell does to the periodic translations stored in the list.
+double NeighborList::move_threshold(const Box& box) const {
+  double dh = 0;
+  for (int k = 0; k < 3; ++k)
+    if (box.periodic[k]) dh += (grid_.reach[k] + 1) * std::sqrt(norm2(box.h.r[k] - box0_.h.r[k]));
+  return 0.5 * (settings_.skin - dh);
+}
+
+void NeighborList::update(AtomState& atoms) {
+  ++updates_;
+  const bool resort = settings_.sort_every > 0 && updates_ % settings_.sort_every == 0;
+  if (atoms.size() != n_ || resort) {
+    if (resort) spatial_sort(atoms);
+    build(atoms);
+    return;
+  }
+  if (backend_ == Backend::Cpu) {
+    if (needs_rebuild_cpu(atoms)) build_cpu(atoms);
+  } else {
+    build_gpu(atoms, false);
+  }
+}
+
+void NeighborList::build(AtomState& atoms) {
+  prepare(atoms);
+  if (backend_ == Backend::Cpu) build_cpu(atoms);
+  else build_gpu(atoms, true);
+}
+
+// Sizes per-atom arrays and the cell grid for the current atoms and cell.
+void NeighborList::prepare(const AtomState& atoms) {
+  n_ = atoms.size();
+  x0_.resize(n_);
+  y0_.resize(n_);
+  z0_.resize(n_);
+  count_.resize(n_);
+  grid_ = CellGrid::make(atoms.box(), settings_.cutoff + settings_.skin, max_cells_for(n_));
+}
+
+bool NeighborList::needs_rebuild_cpu(AtomState& atoms) const {
+  const double t = move_threshold(atoms.box());
+  if (t <= 0) return true;
+  const double t2 = t * t;
+  for (int i = 0; i < n_; ++i) {
+    const double dx = atoms.x[i] - x0_[i], dy = atoms.y[i] - y0_[i], dz = atoms.z[i] - z0_[i];
+    if (dx * dx + dy * dy + dz * dz > t2) return true;
+  }
+  return false;
+}
+
+void NeighborList::build_cpu(AtomState& atoms) {
+  const Box& box = atoms.box();
+  grid_ = CellGrid::make(box, settings_.cutoff + settings_.skin, max_cells_for(n_));
+  AtomsRef a = atoms.ref();
+  // Wrap into the cell, keeping count of the crossings, and remember where the atoms were.
+  std::vector<int> cell(n_);
+  for (int i = 0; i < n_; ++i) {
+    int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
+    const Vec3 r = box.wrap({a.x[i], a.y[i], a.z[i]}, img);
+    a.x[i] = x0_[i] = r.x;
+    a.y[i] = y0_[i] = r.y;
+    a.z[i] = z0_[i] = r.z;
+    a.ix[i] = img[0];
+    a.iy[i] = img[1];
+    a.iz[i] = img[2];
+    cell[i] = grid_.cell_of(box, r);
+  }
+  box0_ = box;
+  // Cells in CSR form, atoms ascending within each cell.
+  const int ncell = grid_.count();
+  std::vector<int> start(ncell + 1, 0), members(n_);
+  for (int i = 0; i < n_; ++i) ++start[cell[i] + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  {
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (int i = 0; i < n_; ++i) members[fill[cell[i]]++] = i;
+  }
+  const double rl2 = std::pow(settings_.cutoff + settings_.skin, 2);
+  const bool half = settings_.kind == ListKind::Half;
+  std::vector<std::vector<std::pair<int, int>>> found(n_);
+  int most = 0;
+  for (int i = 0; i < n_; ++i) {
+    const Vec3 ri{a.x[i], a.y[i], a.z[i]};
+    const Vec3 s = box.to_frac(ri);
+    const int c[3] = {grid_.coord(s.x, 0), grid_.coord(s.y, 1), grid_.coord(s.z, 2)};
+    auto& out = found[i];
+    for (int o2 = -grid_.reach[2]; o2 <= grid_.reach[2]; ++o2) {
+      int w2, m2;
+      if (!grid_.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
+      for (int o1 = -grid_.reach[1]; o1 <= grid_.reach[1]; ++o1) {
+        int w1, m1;
+        if (!grid_.neighbor_coord(c[1], o1, 1, w1, m1)) continue;
+        for (int o0 = -grid_.reach[0]; o0 <= grid_.reach[0]; ++o0) {
+          int w0, m0;
+          if (!grid_.neighbor_coord(c[0], o0, 0, w0, m0)) continue;
+          const Vec3 shift = box.shift(m0, m1, m2) - ri;
+          const int code = pack_image(m0, m1, m2);
+          const int cc = grid_.index(w0, w1, w2);
+          for (int p = start[cc]; p < start[cc + 1]; ++p) {
+            const int j = members[p];
+            if (j == i && code == 0) continue;
+            if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
+            const Vec3 d = Vec3{a.x[j], a.y[j], a.z[j]} + shift;
+            if (norm2(d) < rl2) out.emplace_back(j, code);
+          }
+        }
+      }
+    }
+    most = std::max(most, static_cast<int>(out.size()));
+  }
+  capacity_ = most;
+  index_.resize(static_cast<std::size_t>(capacity_) * n_);
+  image_.resize(static_cast<std::size_t>(capacity_) * n_);
+  for (int i = 0; i < n_; ++i) {
+    count_[i] = static_cast<int>(found[i].size());
+    for (int k = 0; k < count_[i]; ++k) {
+      index_[static_cast<std::size_t>(k) * n_ + i] = found[i][k].first;
+      image_[static_cast<std::size_t>(k) * n_ + i] = found[i][k].second;
+    }
+  }
+  ++builds_;
+}
+
+void NeighborList::spatial_sort(AtomState& atoms) {
+  const Box& box = atoms.box();
+  const CellGrid g = CellGrid::make(box, settings_.cutoff + settings_.skin, max_cells_for(atoms.size()));
+  const int n = atoms.size();
+  perm_.resize(n);
+  if (backend_ == Backend::Cpu) {
+    std::vector<int> key(n);
+    for (int i = 0; i < n; ++i) key[i] = g.cell_of(box, box.wrap({atoms.x[i], atoms.y[i], atoms.z[i]}));
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return key[p] < key[q]; });
+    perm_.assign(order);
+  } else {
+#ifdef QUASAR_HAVE_CUDA
+    neighbor_gpu::BuildArgs args{};
+    args.atoms = atoms.ref();
+    args.grid = g;
+    neighbor_gpu::cell_order(args, perm_.data());
+#else
+    throw_no_cuda("GPU neighbour list");
+#endif
+  }
+  atoms.permute(perm_);
+}
+
+long NeighborList::builds() const {
+  if (backend_ == Backend::Cpu) return builds_;
+  if (flags_.empty()) return 0;
+  return flags_.to_vector()[neighbor_gpu::kBuilds];
+}
+
+void NeighborList::check_overflow() {
+  if (backend_ == Backend::Cpu || flags_.empty()) return;
+  const auto f = flags_.to_vector();
+  if (f[neighbor_gpu::kMaxNeighbors] > capacity_ || f[neighbor_gpu::kMaxCellAtoms] > cell_capacity_)
+    throw Error("neighbour list overflow on the GPU: an atom had " + std::to_string(f[neighbor_gpu::kMaxNeighbors]) +
+                " neighbours (room for " + std::to_string(capacity_) + ") or a cell " +
+                std::to_string(f[neighbor_gpu::kMaxCellAtoms]) + " atoms (room for " +
+                std::to_string(cell_capacity_) + "); the density rose far above the starting one");
+}
+
+void NeighborList::build_gpu(AtomState& atoms, bool forced) {
+#ifdef QUASAR_HAVE_CUDA
+  using namespace neighbor_gpu;
+  const double r_list = settings_.cutoff + settings_.skin;
+  grid_ = CellGrid::make(atoms.box(), r_list, max_cells_for(n_));
+  if (flags_.empty()) {
+    flags_.resize(kFlagCount);
+    h0_.resize(9);
+  }
+  // Cell slots: twice the mean occupancy plus a margin; the first build measures and grows.
+  if (cell_capacity_ == 0) cell_capacity_ = static_cast<int>(2.0 * n_ / grid_.count()) + 16;
+  if (capacity_ == 0) {
+    const double density = n_ / atoms.box().volume();
+    const double sphere = 4.18879020478639 * r_list * r_list * r_list;
+    capacity_ = static_cast<int>(1.5 * density * sphere * (settings_.kind == ListKind::Half ? 0.5 : 1.0)) + 16;
+  }
+  for (;;) {
+    cell_count_.resize(grid_.count());
+    cell_atoms_.resize(static_cast<std::size_t>(grid_.count()) * cell_capacity_);
+    index_.resize(static_cast<std::size_t>(capacity_) * n_);
+    image_.resize(static_cast<std::size_t>(capacity_) * n_);
+    BuildArgs args{atoms.ref(), grid_, r_list * r_list, settings_.kind == ListKind::Half ? 1 : 0, flags_.data(),
+                   cell_count_.data(), cell_atoms_.data(), cell_capacity_, count_.data(), index_.data(),
+                   image_.data(), capacity_, x0_.data(), y0_.data(), z0_.data(), h0_.data(), settings_.skin};
+    if (forced) set_rebuild_flag(flags_.data());
+    else flag_moved_atoms(args);
+    build_if_flagged(args);
+    if (!forced) return;
+    // A forced build (set-up, re-sort) may wait for the device: make sure everything fitted, and
+    // leave room for density fluctuations during the run.
+    const auto f = flags_.to_vector();
+    const int need_cell = f[kMaxCellAtoms], need_nb = f[kMaxNeighbors];
+    const bool grow = need_cell > cell_capacity_ || need_nb > capacity_;
+    cell_capacity_ = std::max(cell_capacity_, need_cell + need_cell / 4 + 4);
+    capacity_ = std::max(capacity_, need_nb + need_nb / 4 + 8);
+    if (!grow) return;
+  }
+#else
+  (void)atoms;
+  (void)forced;
+  throw_no_cuda("GPU neighbour list");
+#endif
+}
+
+}  // namespace quasar

@@ -1,0 +1,38 @@
+#pragma once
+// Kernel launchers of the GPU neighbour list (neighbor_list.cu). Every build kernel is gated by
+// flags[kRebuild] on the device, so update() never waits for the host.
+#include "quasar/core/atoms.hpp"
+#include "quasar/neighbor/cell_grid.hpp"
+
+namespace quasar::neighbor_gpu {
+
+enum Flag { kRebuild = 0, kMaxNeighbors = 1, kMaxCellAtoms = 2, kBuilds = 3, kFlagCount = 4 };
+
+struct BuildArgs {
+  AtomsRef atoms;
+  CellGrid grid;
+  double r_list2;
+  int half;
+  int* flags;
+  int* cell_count;
+  int* cell_atoms;
+  int cell_capacity;
+  int* count;
+  int* index;
+  int* image;
+  int capacity;  // neighbours per atom; the list stride is atoms.n
+  double *x0, *y0, *z0;
+  double* h0;    // cell matrix at the last build (9, by rows)
+  double skin;
+};
+
+// Sets flags[kRebuild] when an atom moved farther than half the skin, less the effect of any change
+// of the cell since the last build (same rule as the CPU list).
+void flag_moved_atoms(const BuildArgs& a);
+void set_rebuild_flag(int* flags);
+// Wrap, bin, order each cell, build the list and count the build, all only if flagged.
+void build_if_flagged(const BuildArgs& a);
+// perm = atoms ordered by cell (stable), for spatial sorting.
+void cell_order(const BuildArgs& a, int* perm);
+
+}  // namespace quasar::neighbor_gpu

@@ -1,0 +1,186 @@
+// The Verlet list against brute force over every periodic image, for cells of every shape.
+#include <algorithm>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "quasar/neighbor/neighbor_list.hpp"
+#include "support.hpp"
+
+namespace quasar {
+namespace {
+
+using Entry = std::tuple<int, int, int>;  // i, j (input ids), packed image
+
+Structure random_structure(const Mat3& h, std::array<bool, 3> pbc, int n, unsigned seed) {
+  Structure s;
+  s.box = Box::from_matrix(h, {0.5, -1.0, 2.0}, pbc);
+  s.type_names = {"A"};
+  s.type_masses = {1.0};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < n; ++i) {
+    // A few atoms outside the cell, as between rebuilds and in non-periodic directions.
+    Vec3 f{u(rng) * 1.2 - 0.1, u(rng) * 1.2 - 0.1, u(rng) * 1.2 - 0.1};
+    s.positions.push_back(s.box.from_frac(f));
+    s.types.push_back(0);
+  }
+  return s;
+}
+
+std::set<Entry> brute_force(const Structure& s, double r, bool half) {
+  std::set<Entry> out;
+  int reach[3];
+  for (int k = 0; k < 3; ++k) reach[k] = s.box.periodic[k] ? static_cast<int>(r / s.box.plane_spacing(k)) + 2 : 0;
+  // Images are defined relative to wrapped positions, as the list stores them.
+  std::vector<Vec3> w;
+  for (auto p : s.positions) w.push_back(s.box.wrap(p));
+  const int n = static_cast<int>(w.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int a = -reach[0]; a <= reach[0]; ++a)
+        for (int b = -reach[1]; b <= reach[1]; ++b)
+          for (int c = -reach[2]; c <= reach[2]; ++c) {
+            if (i == j && a == 0 && b == 0 && c == 0) continue;
+            if (half && !half_list_keeps(i, j, a, b, c)) continue;
+            if (norm2(w[j] + s.box.shift(a, b, c) - w[i]) < r * r) out.insert({i, j, pack_image(a, b, c)});
+          }
+  return out;
+}
+
+// A half list holds each pair once, from either end; name it from the lower id.
+std::set<Entry> canonical_half(const std::set<Entry>& in) {
+  std::set<Entry> out;
+  for (auto [i, j, code] : in) {
+    int a, b, c;
+    unpack_image(code, a, b, c);
+    if (half_list_keeps(i, j, a, b, c)) out.insert({i, j, code});
+    else out.insert({j, i, pack_image(-a, -b, -c)});
+  }
+  return out;
+}
+
+std::set<Entry> listed(const NeighborList& list, AtomState& atoms) {
+  const auto ids = atoms.id.to_vector();
+  NeighborRef ref = list.ref();
+  std::vector<int> hcount(ref.n), hindex(static_cast<std::size_t>(ref.capacity) * ref.n),
+      himage(static_cast<std::size_t>(ref.capacity) * ref.n);
+  if (atoms.backend() == Backend::Cuda) {
+    device::copy_to_host(hcount.data(), ref.count, hcount.size() * sizeof(int));
+    device::copy_to_host(hindex.data(), ref.index, hindex.size() * sizeof(int));
+    device::copy_to_host(himage.data(), ref.image, himage.size() * sizeof(int));
+  } else {
+    std::copy(ref.count, ref.count + ref.n, hcount.begin());
+    std::copy(ref.index, ref.index + hindex.size(), hindex.begin());
+    std::copy(ref.image, ref.image + himage.size(), himage.begin());
+  }
+  std::set<Entry> out;
+  for (int i = 0; i < ref.n; ++i)
+    for (int k = 0; k < hcount[i]; ++k) {
+      const std::size_t slot = static_cast<std::size_t>(k) * ref.stride + i;
+      const bool fresh = out.insert({static_cast<int>(ids[i]), static_cast<int>(ids[hindex[slot]]), himage[slot]}).second;
+      EXPECT_TRUE(fresh) << "duplicate entry for atom " << i;
+    }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  Mat3 h;
+  std::array<bool, 3> pbc;
+  int atoms;
+  double cutoff;
+};
+
+class NeighborListTest : public testing::TestWithParam<Backend> {};
+
+TEST_P(NeighborListTest, MatchesBruteForceInEveryCell) {
+  const Case cases[] = {
+      {"cube", {{{12, 0, 0}, {0, 12, 0}, {0, 0, 12}}}, {true, true, true}, 300, 3.0},
+      {"triclinic", {{{11, 0, 0}, {3.5, 10, 0}, {-2.5, 4, 9.5}}}, {true, true, true}, 300, 3.0},
+      {"general cell", {{{9, 1, -0.5}, {2, 8.5, 1}, {1.5, -1, 9}}}, {true, true, true}, 200, 3.0},
+      {"narrower than the cutoff", {{{3.1, 0, 0}, {1.2, 2.9, 0}, {0.7, -0.9, 3.3}}}, {true, true, true}, 6, 4.0},
+      {"slab", {{{10, 0, 0}, {2, 9, 0}, {0, 0, 14}}}, {true, true, false}, 200, 3.0},
+      {"wire", {{{4.2, 0, 0}, {0, 9, 0}, {0, 0, 9}}}, {true, false, false}, 60, 3.5},
+      {"cluster", {{{8, 0, 0}, {0, 8, 0}, {0, 0, 8}}}, {false, false, false}, 80, 3.0},
+  };
+  for (const auto& c : cases) {
+    for (ListKind kind : {ListKind::Half, ListKind::Full}) {
+      SCOPED_TRACE(std::string(c.name) + (kind == ListKind::Half ? " half" : " full"));
+      const Structure s = random_structure(c.h, c.pbc, c.atoms, 7);
+      AtomState atoms(GetParam(), s);
+      NeighborSettings settings;
+      settings.cutoff = c.cutoff;
+      settings.skin = 0.5;
+      settings.kind = kind;
+      NeighborList list(GetParam(), settings);
+      list.build(atoms);
+      const auto want = brute_force(s, c.cutoff + settings.skin, kind == ListKind::Half);
+      const auto got = listed(list, atoms);
+      EXPECT_EQ(got.size(), want.size());
+      EXPECT_TRUE(got == want);
+      for (const auto& e : want)
+        if (!got.count(e)) {
+          int a, b, cc;
+          unpack_image(std::get<2>(e), a, b, cc);
+          ADD_FAILURE() << "missing " << std::get<0>(e) << " " << std::get<1>(e) << " image " << a << " " << b << " " << cc;
+          break;
+        }
+    }
+  }
+}
+
+TEST_P(NeighborListTest, RebuildsOnlyWhenAnAtomMovedHalfTheSkin) {
+  Structure s = random_structure({{{10, 0, 0}, {1, 10, 0}, {0, 2, 10}}}, {true, true, true}, 100, 3);
+  AtomState atoms(GetParam(), s);
+  NeighborSettings settings{2.5, 1.0, ListKind::Full, 0};
+  NeighborList list(GetParam(), settings);
+  list.build(atoms);
+  EXPECT_EQ(list.builds(), 1);
+  auto move_atom0 = [&](double dx) {
+    auto x = atoms.x.to_vector();
+    const auto ids = atoms.id.to_vector();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (ids[i] == 0) x[i] += dx;
+    atoms.x.assign(x);
+  };
+  move_atom0(0.45);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 1) << "moved less than half the skin";
+  move_atom0(0.1);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 2) << "moved more than half the skin";
+  // Shearing the cell by more than the skin allows must rebuild as well.
+  Box b = atoms.box();
+  Mat3 h = b.h;
+  h.r[2].x += 0.6;
+  b.set_matrix(h);
+  atoms.set_box(b);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 3) << "cell changed";
+}
+
+TEST_P(NeighborListTest, SpatialSortKeepsIdsAndList) {
+  Structure s = random_structure({{{14, 0, 0}, {0, 14, 0}, {0, 0, 14}}}, {true, true, true}, 400, 11);
+  AtomState atoms(GetParam(), s);
+  NeighborSettings settings{3.0, 0.5, ListKind::Half, 1};
+  NeighborList list(GetParam(), settings);
+  list.build(atoms);
+  list.update(atoms);  // sort_every = 1: re-sorts and rebuilds
+  const auto ids = atoms.id.to_vector();
+  std::vector<long> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], static_cast<long>(i));
+  EXPECT_NE(ids, sorted) << "atoms were not reordered";
+  EXPECT_TRUE(canonical_half(listed(list, atoms)) == brute_force(s, 3.5, true));
+  const Structure back = atoms.to_structure();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Vec3 d = back.positions[i] - s.box.wrap(s.positions[i]);
+    EXPECT_LT(norm2(d), 1e-20);
+  }
+}
+
+QUASAR_INSTANTIATE_BACKENDS(NeighborListTest);
+
+}  // namespace
+}  // namespace quasar
