@@ -223,10 +223,9 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
     // leave room for density fluctuations during the run.
     const auto f = flags_.to_vector();
     const int need_cell = f[kMaxCellAtoms], need_nb = f[kMaxNeighbors];
-    const bool grow = need_cell > cell_capacity_ || need_nb > capacity_;
+    if (need_cell <= cell_capacity_ && need_nb <= capacity_) return;
     cell_capacity_ = std::max(cell_capacity_, need_cell + need_cell / 4 + 4);
     capacity_ = std::max(capacity_, need_nb + need_nb / 4 + 8);
-    if (!grow) return;
   }
 #else
   (void)atoms;
