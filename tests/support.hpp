@@ -38,11 +38,20 @@ inline std::string shared_path(const std::string& rel) {
 
 inline std::string source_path(const std::string& rel) { return (std::filesystem::path(QUASAR_SOURCE_DIR) / rel).string(); }
 
-// Debian's LAMMPS executable, or "" when it is not installed.
+// Debian's LAMMPS executable ($QUASAR_LMP first: the GPU machine gets a carried copy), or "" when
+// it is not installed.
 inline std::string lammps_executable() {
+  if (const char* env = std::getenv("QUASAR_LMP"); env && std::filesystem::exists(env)) return env;
   for (const char* p : {"/usr/bin/lmp", "/usr/local/bin/lmp"})
     if (std::filesystem::exists(p)) return p;
   return {};
+}
+
+// A potential file of Debian's lammps-data package ($QUASAR_LAMMPS_POTENTIALS first), or "" when absent.
+inline std::string lammps_potential(const std::string& name) {
+  const char* env = std::getenv("QUASAR_LAMMPS_POTENTIALS");
+  const std::filesystem::path dir = env ? env : "/usr/share/lammps/potentials";
+  return std::filesystem::exists(dir / name) ? (dir / name).string() : std::string();
 }
 
 // A fresh scratch directory for one test.
