@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run here before a device call: builds the CUDA tree (tests and benchmarks, sm_90) and fills the
+# ignored folder .gpu/ with what the GPU machine lacks: shared libraries, Debian's LAMMPS with its
+# EAM files (the tests compare against it there too) and the reference data the tests read.
+# Then call the device with carry [".gpu", "build-cuda/tests", "build-cuda/bench", "build-cuda/quasar"]
+# and the command `bash bench/gpu-check.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON >/dev/null
+cmake --build build-cuda -j2
+rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
+bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
+if command -v lmp >/dev/null; then
+  cp /usr/bin/lmp .gpu/bin/
+  cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
+  bins+=(/usr/bin/lmp)
+fi
+../shared/tools/collect-libs .gpu/lib "${bins[@]}"
+du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/carry: /'
