@@ -21,7 +21,7 @@ struct ForceOutput {
   static constexpr int kTotals = 10;  // energy, then the 3x3 virial by rows
   Array<double> totals;               // kTotals values
   Array<double> atom_energy;          // n, when requested
-  Array<double> atom_virial;          // 9 n (row-major per atom), when requested
+  Array<double> atom_virial;          // 9 n, component-major: W_ab of atom i at [(3a+b) n + i]
 
   explicit ForceOutput(Backend b) : totals(b, kTotals), atom_energy(b), atom_virial(b) {}
   // Host copy of totals (synchronises on the GPU).

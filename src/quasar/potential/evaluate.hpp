@@ -1,0 +1,20 @@
+#pragma once
+// One evaluation of a potential for a structure, results on the host in the structure's atom order:
+// what `quasar eval`, the tests and the bindings use.
+#include <vector>
+
+#include "quasar/potential/potential.hpp"
+
+namespace quasar {
+
+struct Evaluation {
+  double energy = 0;
+  std::vector<Vec3> forces;
+  Mat3 virial{};
+  std::vector<double> atom_energy;  // when per_atom
+  std::vector<Mat3> atom_virial;    // when per_atom
+};
+
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false);
+
+}  // namespace quasar

@@ -1,0 +1,114 @@
+// EAM on a full neighbour list: one thread per atom in each of three passes (density, embedding,
+// forces), so no atom is written by two threads.
+#include "quasar/device/cuda_check.cuh"
+#include "quasar/device/reduce.cuh"
+#include "quasar/potential/pair/eam.hpp"
+
+namespace quasar {
+namespace {
+
+constexpr int kBlock = 128;
+
+__device__ __forceinline__ Vec3 neighbor_delta(const AtomsRef& a, const NeighborRef& list, int i, int k, int& j) {
+  const int slot = k * list.stride + i;
+  j = __ldg(list.index + slot);
+  Vec3 d{__ldg(a.x + j) - a.x[i], __ldg(a.y + j) - a.y[i], __ldg(a.z + j) - a.z[i]};
+  const int code = __ldg(list.image + slot);
+  if (code) {
+    int p, q, r;
+    unpack_image(code, p, q, r);
+    d += a.box.shift(p, q, r);
+  }
+  return d;
+}
+
+template <bool kEnergy, bool kPerAtom>
+__global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, NeighborRef list, double* totals,
+                                                         double* atom_energy) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double acc[1] = {0};
+  if (i < a.n) {
+    const int ti = a.type[i];
+    double rho = 0;
+    for (int k = 0; k < list.count[i]; ++k) {
+      int j;
+      const double r2 = norm2(neighbor_delta(a, list, i, k, j));
+      if (r2 < e.eval.cutsq) rho += e.eval.density(__ldg(a.type + j), ti, sqrt(r2));
+    }
+    double f, fp;
+    e.eval.embed(ti, rho, f, fp);
+    e.rho[i] = rho;
+    e.fp[i] = fp;
+    acc[0] = f;
+    if (kPerAtom) atom_energy[i] = f;
+  }
+  if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals);
+}
+
+template <bool kEnergy, bool kPerAtom>
+__global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, NeighborRef list, double* totals,
+                                                       double* atom_energy, double* atom_virial) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double f[3] = {0, 0, 0}, acc[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (i < a.n) {
+    const int ti = a.type[i];
+    const double fpi = e.fp[i];
+    for (int k = 0; k < list.count[i]; ++k) {
+      int j;
+      const Vec3 d = neighbor_delta(a, list, i, k, j);
+      const double r2 = norm2(d);
+      if (r2 >= e.eval.cutsq) continue;
+      double fpair, phi;
+      e.eval.pair(ti, __ldg(a.type + j), sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
+      f[0] -= fpair * d.x;
+      f[1] -= fpair * d.y;
+      f[2] -= fpair * d.z;
+      if (kEnergy) {
+        acc[0] += 0.5 * phi;
+        const double h = 0.5 * fpair;
+        acc[1] += h * d.x * d.x; acc[2] += h * d.x * d.y; acc[3] += h * d.x * d.z;
+        acc[4] += h * d.y * d.x; acc[5] += h * d.y * d.y; acc[6] += h * d.y * d.z;
+        acc[7] += h * d.z * d.x; acc[8] += h * d.z * d.y; acc[9] += h * d.z * d.z;
+      }
+    }
+    a.fx[i] = f[0];
+    a.fy[i] = f[1];
+    a.fz[i] = f[2];
+    if (kPerAtom) {
+      atom_energy[i] += acc[0];
+      for (int c = 0; c < 9; ++c) atom_virial[static_cast<long>(c) * a.n + i] = acc[1 + c];
+    }
+  }
+  if (kEnergy) device::block_sum_into<kBlock, 10>(acc, totals);
+}
+
+template <bool kEnergy, bool kPerAtom>
+void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out) {
+  const unsigned blocks = grid_for(atoms.size(), kBlock);
+  double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
+  double* av = kPerAtom ? out.atom_virial.data() : nullptr;
+  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), list, out.totals.data(), ae);
+  QUASAR_LAUNCH_CHECK("eam density_kernel");
+  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), list, out.totals.data(), ae, av);
+  QUASAR_LAUNCH_CHECK("eam force_kernel");
+}
+
+}  // namespace
+
+void eam_compute_cuda(const EamArgs& e, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out) {
+  if (atoms.size() == 0) return;
+  const bool energy = req.energy || req.virial || req.per_atom;
+  if (energy) out.totals.set_zero();
+  if (req.per_atom) {
+    out.atom_energy.resize(atoms.size());
+    out.atom_virial.resize(9 * static_cast<std::size_t>(atoms.size()));
+    launch<true, true>(e, atoms, list, out);
+  } else if (energy) {
+    launch<true, false>(e, atoms, list, out);
+  } else {
+    launch<false, false>(e, atoms, list, out);
+  }
+}
+
+}  // namespace quasar

@@ -1,0 +1,106 @@
+#include "quasar/potential/pair/lj.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "quasar/potential/pair/pair_loop.hpp"
+
+namespace quasar {
+
+LennardJones::LennardJones(std::map<std::string, LjSpecies> species, double cutoff, bool shift,
+                           bool arithmetic_mixing, std::vector<LjPairOverride> pairs)
+    : species_(std::move(species)), cutoff_(cutoff), shift_(shift), arithmetic_(arithmetic_mixing),
+      pairs_(std::move(pairs)) {
+  if (!(cutoff_ > 0)) throw Error("lj: cutoff must be positive");
+  max_cutoff_ = cutoff_;
+  for (const auto& p : pairs_) max_cutoff_ = std::max(max_cutoff_, p.cutoff);
+  for (const auto& [name, sp] : species_) max_cutoff_ = std::max(max_cutoff_, sp.cutoff);
+}
+
+namespace {
+LennardJones from_config(const ConfigTable& t) {
+  t.allow_only({"type", "cutoff", "shift", "mixing", "species", "pair"});
+  const std::string mixing = t.get_string("mixing", "geometric");
+  if (mixing != "geometric" && mixing != "arithmetic")
+    t.fail("mixing", "expected \"geometric\" or \"arithmetic\", got \"" + mixing + "\"");
+  const double cutoff = t.get_double("cutoff");
+  std::map<std::string, LjSpecies> species;
+  const ConfigTable sp = t.require_sub("species");
+  for (const auto& [name, node] : *sp.table) {
+    auto s = sp.sub(name.str());
+    s->allow_only({"epsilon", "sigma", "cutoff"});
+    species[std::string(name.str())] = {s->get_double("epsilon"), s->get_double("sigma"), s->get_double("cutoff", 0.0)};
+  }
+  std::vector<LjPairOverride> pairs;
+  if (const toml::node* n = t.table->get("pair")) {
+    if (!n->is_array_of_tables()) t.fail("pair", "expected [[potential.pair]] tables");
+    int k = 0;
+    for (const auto& e : *n->as_array()) {
+      ConfigTable p{e.as_table(), t.file, t.key_path("pair") + "[" + std::to_string(k++) + "]"};
+      p.allow_only({"types", "epsilon", "sigma", "cutoff"});
+      const auto types = p.get_strings("types");
+      if (types.size() != 2) p.fail("types", "expected two type names");
+      pairs.push_back({types[0], types[1], p.get_double("epsilon"), p.get_double("sigma"), p.get_double("cutoff", cutoff)});
+    }
+  }
+  return LennardJones(std::move(species), cutoff, t.get_bool("shift", false), mixing == "arithmetic", std::move(pairs));
+}
+}  // namespace
+
+LennardJones::LennardJones(const ConfigTable& t) : LennardJones(from_config(t)) {}
+
+void LennardJones::bind_types(const std::vector<std::string>& names) {
+  table_ = Array<LjCoeff>();  // re-uploaded by the next compute
+  ntypes_ = static_cast<int>(names.size());
+  host_table_.assign(static_cast<std::size_t>(ntypes_) * ntypes_, LjCoeff{});
+  for (int a = 0; a < ntypes_; ++a) {
+    for (int b = 0; b < ntypes_; ++b) {
+      auto find = [&](const std::string& n) {
+        auto it = species_.find(n);
+        if (it == species_.end()) throw Error("lj: no parameters for atom type '" + n + "' (add [potential.species." + n + "])");
+        return it->second;
+      };
+      const LjSpecies si = find(names[a]), sj = find(names[b]);
+      auto mix = [&](double p, double q) { return arithmetic_ ? 0.5 * (p + q) : std::sqrt(p * q); };
+      const double ci = si.cutoff > 0 ? si.cutoff : cutoff_, cj = sj.cutoff > 0 ? sj.cutoff : cutoff_;
+      double eps = a == b ? si.epsilon : std::sqrt(si.epsilon * sj.epsilon);
+      double sig = a == b ? si.sigma : mix(si.sigma, sj.sigma);
+      double rc = a == b ? ci : mix(ci, cj);
+      for (const auto& p : pairs_)
+        if ((p.a == names[a] && p.b == names[b]) || (p.a == names[b] && p.b == names[a])) {
+          eps = p.epsilon;
+          sig = p.sigma;
+          rc = p.cutoff;
+        }
+      LjCoeff& c = host_table_[a * ntypes_ + b];
+      const double s6 = std::pow(sig, 6);
+      c.lj1 = 48 * eps * s6 * s6;
+      c.lj2 = 24 * eps * s6;
+      c.lj3 = 4 * eps * s6 * s6;
+      c.lj4 = 4 * eps * s6;
+      c.cut2 = rc * rc;
+      const double rc6i = 1.0 / std::pow(rc, 6);
+      c.offset = shift_ ? rc6i * (c.lj3 * rc6i - c.lj4) : 0.0;
+    }
+  }
+}
+
+void LennardJones::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+  if (ntypes_ != atoms.num_types()) bind_types(atoms.type_names());
+  if (table_.backend() != atoms.backend() || table_.size() != host_table_.size()) {
+    table_ = Array<LjCoeff>(atoms.backend());
+    table_.assign(host_table_);
+  }
+  const LjEval eval{table_.data(), ntypes_};
+  if (atoms.backend() == Backend::Cpu) {
+    pair_loop_cpu(eval, atoms, list, req, out);
+    return;
+  }
+#ifdef QUASAR_HAVE_CUDA
+  lj_compute_cuda(eval, atoms, list, req, out);
+#else
+  throw_no_cuda("lj on the GPU");
+#endif
+}
+
+}  // namespace quasar

@@ -1,0 +1,11 @@
+#include "quasar/potential/pair/lj.hpp"
+#include "quasar/potential/pair/pair_loop.cuh"
+
+namespace quasar {
+
+void lj_compute_cuda(const LjEval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                     ForceOutput& out) {
+  pair_loop_cuda(eval, atoms, list, req, out);
+}
+
+}  // namespace quasar

@@ -1,0 +1,33 @@
+#include "quasar/potential/registry.hpp"
+
+#include "quasar/potential/pair/eam.hpp"
+#include "quasar/potential/pair/lj.hpp"
+
+namespace quasar {
+
+std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::filesystem::path& base_dir) {
+  const std::string type = t.get_string("type");
+  if (type == "lj") return std::make_unique<LennardJones>(t);
+  if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
+  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam");
+}
+
+namespace {
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+}  // namespace
+
+std::unique_ptr<Potential> load_model(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path, 0, "model file not found");
+  if (ends_with(path, ".eam")) return std::make_unique<Eam>(Eam::from_funcfl({{"*", path}}));
+  if (ends_with(path, ".eam.alloy") || ends_with(path, ".setfl")) return std::make_unique<Eam>(Eam::from_setfl(path));
+  if (ends_with(path, ".toml")) {
+    const toml::table root = parse_toml_file(path);
+    const ConfigTable top{&root, path, ""};
+    return make_potential(top.require_sub("potential"), std::filesystem::path(path).parent_path());
+  }
+  throw InputError(path, 0, "unknown model format (expected .eam, .eam.alloy or a .toml file with [potential])");
+}
+
+}  // namespace quasar
