@@ -36,17 +36,18 @@ struct Box {
       if (periodic[k]) s[k] -= rint(s[k]);
     return s * h;
   }
-  // Maps r into the cell in periodic directions; `image` (optional) counts the cell crossings.
+  // Maps r into the cell in periodic directions by subtracting whole lattice vectors; an atom
+  // already inside is returned unchanged (bit for bit), so wrapping twice changes nothing.
+  // `image` (optional) counts the cell crossings.
   QUASAR_HD Vec3 wrap(Vec3 r, int* image = nullptr) const {
-    Vec3 s = to_frac(r);
-    for (int k = 0; k < 3; ++k) {
-      if (!periodic[k]) continue;
-      const double f = floor(s[k]);
-      s[k] -= f;
-      if (s[k] >= 1.0) s[k] = 0.0;  // rounding at the upper face
-      if (image) image[k] += static_cast<int>(f);
-    }
-    return from_frac(s);
+    const Vec3 s = to_frac(r);
+    int n[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k)
+      if (periodic[k]) n[k] = static_cast<int>(floor(s[k]));
+    if (!n[0] && !n[1] && !n[2]) return r;
+    if (image)
+      for (int k = 0; k < 3; ++k) image[k] += n[k];
+    return r - shift(n[0], n[1], n[2]);
   }
   // Translation by an integer lattice vector.
   QUASAR_HD Vec3 shift(int i, int j, int k) const {

@@ -35,9 +35,8 @@ double NeighborList::move_threshold(const Box& box) const {
   return 0.5 * (settings_.skin - dh);
 }
 
-void NeighborList::update(AtomState& atoms) {
-  ++updates_;
-  const bool resort = settings_.sort_every > 0 && updates_ % settings_.sort_every == 0;
+void NeighborList::update(AtomState& atoms, long step) {
+  const bool resort = settings_.sort_every > 0 && step > 0 && step % settings_.sort_every == 0;
   if (atoms.size() != n_ || resort) {
     if (resort) spatial_sort(atoms);
     build(atoms);

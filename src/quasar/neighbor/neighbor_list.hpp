@@ -58,8 +58,10 @@ class NeighborList {
 
   const NeighborSettings& settings() const { return settings_; }
   // Rebuilds the list if any atom moved more than skin/2 (or the cell changed enough) since the
-  // last build. Wraps positions into the cell when it builds.
-  void update(AtomState& atoms);
+  // last build. Wraps positions into the cell when it builds. At steps that are multiples of
+  // sort_every the atoms are first re-sorted in space (the schedule depends on the step alone, so a
+  // restarted run sorts where the uninterrupted one did).
+  void update(AtomState& atoms, long step = 0);
   // Unconditional build.
   void build(AtomState& atoms);
   NeighborRef ref() const;
@@ -83,7 +85,7 @@ class NeighborList {
   Array<double> x0_, y0_, z0_;  // positions at the last build
   Box box0_;                    // cell at the last build
   CellGrid grid_;
-  long builds_ = 0, updates_ = 0;
+  long builds_ = 0;
   Array<int> cell_count_, cell_atoms_;  // atoms per cell; atoms of each cell (cell_capacity_ slots)
   int cell_capacity_ = 0;
   Array<int> flags_;  // device: rebuild needed, max neighbours, max cell occupancy, builds

@@ -1,0 +1,21 @@
+#pragma once
+// Extended XYZ as ASE reads and writes it: a count line, a key=value header (Lattice, Properties,
+// pbc, energy, stress or virial, anything else kept in Structure::info) and one line per atom.
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "quasar/core/structure.hpp"
+
+namespace quasar::io {
+
+std::vector<Structure> read_extxyz(const std::string& path);
+// Writes positions, velocities (when present), forces (when present) with round-trip precision.
+void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::string, std::string>& extra = {});
+void write_extxyz(const std::string& path, const std::vector<Structure>& frames);
+
+// The header's key=value pairs (quoted values unquoted; a bare key means "T").
+std::map<std::string, std::string> parse_extxyz_header(const std::string& line);
+
+}  // namespace quasar::io

@@ -1,0 +1,112 @@
+#pragma once
+// Per-atom integrator updates shared by the CPU loops and the CUDA kernels (metal units: v in Å/ps,
+// f in eV/Å, m in amu).
+#include <cmath>
+#include <cstdint>
+
+#include "quasar/core/atoms.hpp"
+#include "quasar/core/random.hpp"
+#include "quasar/core/units.hpp"
+
+namespace quasar::md {
+
+struct StepParams {
+  double dt;             // ps
+  double kt;             // eV, thermostat target
+  double langevin_c1;    // exp(-gamma dt)
+  uint64_t seed;
+  uint64_t step;
+};
+
+// Velocity Verlet half kick: v += dt/2 f/m.
+QUASAR_HD void half_kick(AtomsRef& a, int i, double dt) {
+  const double s = 0.5 * dt * units::ftm2v / a.type_mass[a.type[i]];
+  a.vx[i] += s * a.fx[i];
+  a.vy[i] += s * a.fy[i];
+  a.vz[i] += s * a.fz[i];
+}
+
+QUASAR_HD void drift(AtomsRef& a, int i, double dt) {
+  a.x[i] += dt * a.vx[i];
+  a.y[i] += dt * a.vy[i];
+  a.z[i] += dt * a.vz[i];
+}
+
+// Exact Ornstein-Uhlenbeck step of the velocity over dt (c1 = exp(-gamma dt)), with normals drawn
+// from (seed, step, atom id) so that any backend and any atom order draw the same numbers. Returns
+// the kinetic energy it added (eV), for the conserved quantity.
+QUASAR_HD double langevin_o(AtomsRef& a, int i, const StepParams& p) {
+  const double m = a.type_mass[a.type[i]];
+  const double sigma = sqrt((1.0 - p.langevin_c1 * p.langevin_c1) * p.kt / (m * units::mvv2e));
+  double g[3];
+  normal3(p.seed, p.step, static_cast<uint32_t>(a.id[i]), 0, g);
+  const double v0 = a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i];
+  a.vx[i] = p.langevin_c1 * a.vx[i] + sigma * g[0];
+  a.vy[i] = p.langevin_c1 * a.vy[i] + sigma * g[1];
+  a.vz[i] = p.langevin_c1 * a.vz[i] + sigma * g[2];
+  const double v1 = a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i];
+  return 0.5 * m * units::mvv2e * (v1 - v0);
+}
+
+// BAOAB up to the force evaluation: B (half kick), A (half drift), O, A (half drift).
+QUASAR_HD double baoab_first_half(AtomsRef& a, int i, const StepParams& p) {
+  half_kick(a, i, p.dt);
+  drift(a, i, 0.5 * p.dt);
+  const double de = langevin_o(a, i, p);
+  drift(a, i, 0.5 * p.dt);
+  return de;
+}
+
+// Kinetic energy tensor contributions m v_a v_b (eV): xx, yy, zz, xy, xz, yz.
+QUASAR_HD void kinetic_tensor(const AtomsRef& a, int i, double k[6]) {
+  const double m = a.type_mass[a.type[i]] * units::mvv2e;
+  k[0] = m * a.vx[i] * a.vx[i];
+  k[1] = m * a.vy[i] * a.vy[i];
+  k[2] = m * a.vz[i] * a.vz[i];
+  k[3] = m * a.vx[i] * a.vy[i];
+  k[4] = m * a.vx[i] * a.vz[i];
+  k[5] = m * a.vy[i] * a.vz[i];
+}
+
+// A gamma(shape, 1) variate (Marsaglia-Tsang), from counter-based normals and uniforms on
+// channel `ch`: deterministic for (seed, step).
+QUASAR_HD double gamma_variate(double shape, uint64_t seed, uint64_t step, uint32_t ch) {
+  const double boost_shape = shape < 1.0 ? shape + 1.0 : shape;
+  const double d = boost_shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+  for (uint32_t attempt = 0;; ++attempt) {
+    uint32_t w[4];
+    Philox::draw(seed, step, 0xFFFFFFF0u - ch, attempt, w);
+    double g0, g1;
+    normal_pair(w, g0, g1);
+    const double v = (1.0 + c * g0) * (1.0 + c * g0) * (1.0 + c * g0);
+    if (v <= 0) continue;
+    const double u = uniform_open(w[3]);
+    if (log(u) < 0.5 * g0 * g0 + d - d * v + d * log(v)) {
+      double x = d * v;
+      if (shape < 1.0) {
+        Philox::draw(seed, step, 0xFFFFFF00u - ch, attempt, w);
+        x *= pow(uniform_open(w[0]), 1.0 / shape);
+      }
+      return x;
+    }
+  }
+}
+
+// Bussi-Donadio-Parrinello velocity rescaling factor for kinetic energy ke with `dof` degrees of
+// freedom, target kt, c = exp(-dt/tau).
+QUASAR_HD double bussi_alpha(double ke, double dof, double kt, double c, uint64_t seed, uint64_t step) {
+  if (ke <= 0) return 1.0;
+  const double ke_target = 0.5 * dof * kt;
+  uint32_t w[4];
+  Philox::draw(seed, step, 0xFFFFFFFFu, 7, w);
+  double r1, unused;
+  normal_pair(w, r1, unused);
+  const double sum_r2 = dof > 1 ? 2.0 * gamma_variate(0.5 * (dof - 1), seed, step, 1) : 0.0;
+  const double factor = ke_target / (dof * ke);
+  double alpha2 = c + (1 - c) * factor * (r1 * r1 + sum_r2) + 2 * r1 * sqrt(c * (1 - c) * factor);
+  double alpha = sqrt(alpha2 > 0 ? alpha2 : 0.0);
+  if (r1 + sqrt(c / ((1 - c) * factor)) < 0) alpha = -alpha;
+  return alpha;
+}
+
+}  // namespace quasar::md

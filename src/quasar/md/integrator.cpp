@@ -1,0 +1,180 @@
+#include "quasar/md/integrator.hpp"
+
+#include <cmath>
+
+#include "quasar/core/error.hpp"
+
+namespace quasar::md {
+
+namespace {
+double kt_of(double temperature) { return units::boltzmann * temperature; }
+}  // namespace
+
+Integrator::Integrator(const IntegratorSettings& s, Backend backend, int num_atoms)
+    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize) {
+  const std::string& k = s_.kind;
+  if (k != "nve" && k != "langevin" && k != "bussi" && k != "npt")
+    throw Error("unknown integrator '" + k + "' (valid: nve, langevin, bussi, npt)");
+  if (!(s_.dt > 0)) throw Error("the timestep must be positive");
+  if (s_.thermostatted() && !(s_.tau_t > 0)) throw Error("the thermostat time constant must be positive");
+  if (k == "npt" && (!(s_.tau_p > 0) || !(s_.compressibility > 0) || s_.barostat_every < 1))
+    throw Error("npt needs positive tau_p, compressibility and barostat_every");
+  if (dof_ < 1) dof_ = 1;
+}
+
+bool Integrator::needs_virial(long step) const { return s_.kind == "npt" && step % s_.barostat_every == 0; }
+
+double Integrator::reservoir_energy() const {
+  const auto v = state_.to_vector();
+  return v[kThermostatWork] + v[kBarostatWork];
+}
+
+void reduce_kinetic(AtomState& atoms, double* dest) {
+  AtomsRef a = atoms.ref();
+  if (atoms.backend() == Backend::Cuda) {
+#ifdef QUASAR_HAVE_CUDA
+    gpu::kinetic(a, dest);
+    return;
+#endif
+  }
+  double sum[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < a.n; ++i) {
+    double k[6];
+    kinetic_tensor(a, i, k);
+    for (int c = 0; c < 6; ++c) sum[c] += k[c];
+  }
+  for (int c = 0; c < 6; ++c) dest[c] = sum[c];
+}
+
+void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
+                         ComputeRequest req) {
+  const bool gpu = atoms.backend() == Backend::Cuda;
+#ifndef QUASAR_HAVE_CUDA
+  if (gpu) throw_no_cuda("GPU integrator");
+#endif
+  const double dt = s_.dt;
+  const StepParams p{dt, kt_of(s_.temperature), std::exp(-dt / s_.tau_t), s_.seed, static_cast<uint64_t>(step)};
+  AtomsRef a = atoms.ref();
+  if (s_.kind == "langevin") {
+    if (gpu) {
+#ifdef QUASAR_HAVE_CUDA
+      gpu::baoab_first_half(a, p, state_.data() + kThermostatWork);
+#endif
+    } else {
+      double work = 0;
+      for (int i = 0; i < a.n; ++i) work += baoab_first_half(a, i, p);
+      state_[kThermostatWork] += work;
+    }
+  } else if (gpu) {
+#ifdef QUASAR_HAVE_CUDA
+    gpu::kick_drift(a, dt);
+#endif
+  } else {
+    for (int i = 0; i < a.n; ++i) {
+      half_kick(a, i, dt);
+      drift(a, i, dt);
+    }
+  }
+  list.update(atoms, step);
+  if (needs_virial(step)) req.virial = true;
+  pot.compute(atoms, list.ref(), req, out);
+  a = atoms.ref();  // the list may have re-sorted the atoms
+  if (gpu) {
+#ifdef QUASAR_HAVE_CUDA
+    gpu::half_kick(a, dt);
+#endif
+  } else {
+    for (int i = 0; i < a.n; ++i) half_kick(a, i, dt);
+  }
+  if (s_.kind == "bussi" || s_.kind == "npt") {
+    const double c = std::exp(-dt / s_.tau_t);
+    if (gpu) {
+#ifdef QUASAR_HAVE_CUDA
+      gpu::bussi(a, state_.data(), dof_, p.kt, c, s_.seed, static_cast<uint64_t>(step));
+#endif
+    } else {
+      reduce_kinetic(atoms, state_.data() + kKinetic);
+      const double ke = 0.5 * (state_[kKinetic] + state_[kKinetic + 1] + state_[kKinetic + 2]);
+      const double alpha = bussi_alpha(ke, dof_, p.kt, c, s_.seed, static_cast<uint64_t>(step));
+      state_[kThermostatWork] += (alpha * alpha - 1.0) * ke;
+      for (int i = 0; i < a.n; ++i) {
+        a.vx[i] *= alpha;
+        a.vy[i] *= alpha;
+        a.vz[i] *= alpha;
+      }
+    }
+  }
+  if (needs_virial(step)) barostat(step, atoms, out);
+}
+
+// Stochastic cell rescaling (Bernetti and Bussi, J. Chem. Phys. 153, 114107 (2020)): the volume
+// strain follows a Langevin equation driven by the pressure difference, integrated over the
+// barostat interval with Euler-Maruyama; positions scale with the cell and velocities inversely.
+// The anisotropic variant applies the same equation to each Cartesian axis with its own pressure
+// component and noise.
+void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out) {
+  std::vector<double> kin(6);
+  {
+    Array<double> k(atoms.backend(), 6);
+    reduce_kinetic(atoms, k.data());
+    kin = k.to_vector();
+  }
+  const Mat3 w = out.virial();
+  const Box& box = atoms.box();
+  const double v = box.volume();
+  const double kt = kt_of(s_.temperature);
+  const double interval = s_.dt * s_.barostat_every;
+  const double beta = s_.compressibility, tau = s_.tau_p;
+  const double kt_over_v = kt / v * units::nktv2p;  // bar
+  const double noise = std::sqrt(2.0 * kt_over_v * beta * interval / tau);
+  double p_axis[3];
+  for (int k = 0; k < 3; ++k) p_axis[k] = (kin[k] + w(k, k)) / v * units::nktv2p;
+  uint32_t r[4];
+  Philox::draw(s_.seed, static_cast<uint64_t>(step), 0xFFFFFFFEu, 11, r);
+  double g[4];
+  normal_pair(r, g[0], g[1]);
+  Philox::draw(s_.seed, static_cast<uint64_t>(step), 0xFFFFFFFEu, 12, r);
+  normal_pair(r, g[2], g[3]);
+  Vec3 mu{1, 1, 1};
+  if (s_.anisotropic) {
+    for (int k = 0; k < 3; ++k) {
+      if (!box.periodic[k]) continue;
+      const double de = -beta / tau * (s_.pressure - p_axis[k] - kt_over_v) * interval + noise * g[k];
+      mu[k] = std::exp(de);
+    }
+  } else {
+    const double p_int = (p_axis[0] + p_axis[1] + p_axis[2]) / 3.0;
+    const double de = -beta / tau * (s_.pressure - p_int - kt_over_v) * interval + noise * g[0];
+    const double m = std::exp(de / 3.0);
+    mu = {m, m, m};
+  }
+  // Work done on the system by the external pressure, for the conserved quantity.
+  Box nb = box;
+  Mat3 h = box.h;
+  for (int r2 = 0; r2 < 3; ++r2) h.r[r2] = {h.r[r2].x * mu.x, h.r[r2].y * mu.y, h.r[r2].z * mu.z};
+  nb.set_matrix(h);
+  const Vec3 inv{1.0 / mu.x, 1.0 / mu.y, 1.0 / mu.z};
+  AtomsRef a = atoms.ref();
+  if (atoms.backend() == Backend::Cuda) {
+#ifdef QUASAR_HAVE_CUDA
+    gpu::scale(a, mu, inv);
+#endif
+  } else {
+    for (int i = 0; i < a.n; ++i) {
+      a.x[i] = box.origin.x + mu.x * (a.x[i] - box.origin.x);
+      a.y[i] = box.origin.y + mu.y * (a.y[i] - box.origin.y);
+      a.z[i] = box.origin.z + mu.z * (a.z[i] - box.origin.z);
+      a.vx[i] *= inv.x;
+      a.vy[i] *= inv.y;
+      a.vz[i] *= inv.z;
+    }
+  }
+  // Kinetic energy change from the velocity scaling and P dV work both go to the reservoir.
+  const double dke = 0.5 * (kin[0] * (inv.x * inv.x - 1) + kin[1] * (inv.y * inv.y - 1) + kin[2] * (inv.z * inv.z - 1));
+  auto st = state_.to_vector();
+  st[kBarostatWork] += dke - s_.pressure / units::nktv2p * (nb.volume() - v);
+  state_.assign(st);
+  atoms.set_box(nb);
+}
+
+}  // namespace quasar::md

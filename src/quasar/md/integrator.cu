@@ -1,0 +1,101 @@
+#include "quasar/device/cuda_check.cuh"
+#include "quasar/device/reduce.cuh"
+#include "quasar/md/integrator.hpp"
+
+namespace quasar::md::gpu {
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void kick_drift_kernel(AtomsRef a, double dt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  half_kick(a, i, dt);
+  drift(a, i, dt);
+}
+
+__global__ void half_kick_kernel(AtomsRef a, double dt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < a.n) half_kick(a, i, dt);
+}
+
+__global__ void baoab_kernel(AtomsRef a, StepParams p, double* work) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double de[1] = {0};
+  if (i < a.n) de[0] = baoab_first_half(a, i, p);
+  device::block_sum_into<kBlock, 1>(de, work);
+}
+
+__global__ void kinetic_kernel(AtomsRef a, double* dest) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double k[6] = {0, 0, 0, 0, 0, 0};
+  if (i < a.n) kinetic_tensor(a, i, k);
+  device::block_sum_into<kBlock, 6>(k, dest);
+}
+
+// One thread: Bussi's factor from the reduced kinetic energy; stored for the rescaling kernel.
+__global__ void bussi_alpha_kernel(double* state, double dof, double kt, double c, uint64_t seed, uint64_t step) {
+  const double ke = 0.5 * (state[kKinetic] + state[kKinetic + 1] + state[kKinetic + 2]);
+  const double alpha = bussi_alpha(ke, dof, kt, c, seed, step);
+  state[kAlpha] = alpha;
+  state[kThermostatWork] += (alpha * alpha - 1.0) * ke;
+}
+
+__global__ void rescale_kernel(AtomsRef a, const double* state) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const double alpha = state[kAlpha];
+  a.vx[i] *= alpha;
+  a.vy[i] *= alpha;
+  a.vz[i] *= alpha;
+}
+
+__global__ void scale_kernel(AtomsRef a, Vec3 mu, Vec3 inv) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const Vec3 o = a.box.origin;
+  a.x[i] = o.x + mu.x * (a.x[i] - o.x);
+  a.y[i] = o.y + mu.y * (a.y[i] - o.y);
+  a.z[i] = o.z + mu.z * (a.z[i] - o.z);
+  a.vx[i] *= inv.x;
+  a.vy[i] *= inv.y;
+  a.vz[i] *= inv.z;
+}
+
+}  // namespace
+
+void kick_drift(AtomsRef a, double dt) {
+  kick_drift_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt);
+  QUASAR_LAUNCH_CHECK("kick_drift_kernel");
+}
+
+void half_kick(AtomsRef a, double dt) {
+  half_kick_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt);
+  QUASAR_LAUNCH_CHECK("half_kick_kernel");
+}
+
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work) {
+  baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, work);
+  QUASAR_LAUNCH_CHECK("baoab_kernel");
+}
+
+void kinetic(AtomsRef a, double* dest) {
+  QUASAR_CUDA_CHECK(cudaMemsetAsync(dest, 0, 6 * sizeof(double)));
+  kinetic_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dest);
+  QUASAR_LAUNCH_CHECK("kinetic_kernel");
+}
+
+void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step) {
+  kinetic(a, state + kKinetic);
+  bussi_alpha_kernel<<<1, 1>>>(state, dof, kt, c, seed, step);
+  QUASAR_LAUNCH_CHECK("bussi_alpha_kernel");
+  rescale_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, state);
+  QUASAR_LAUNCH_CHECK("rescale_kernel");
+}
+
+void scale(AtomsRef a, Vec3 mu, Vec3 inv) {
+  scale_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, mu, inv);
+  QUASAR_LAUNCH_CHECK("scale_kernel");
+}
+
+}  // namespace quasar::md::gpu

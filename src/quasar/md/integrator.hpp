@@ -1,0 +1,72 @@
+#pragma once
+// Time integration: velocity Verlet (NVE), Langevin (BAOAB), Bussi stochastic velocity rescaling,
+// and NPT with the stochastic cell-rescaling barostat. Per-atom work runs where the atoms live;
+// thermostat decisions (Bussi's factor) are taken on the device; the barostat reads the pressure
+// on the host every `barostat_every` steps (its only synchronisation).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quasar/md/integrate_kernels.hpp"
+#include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/potential/potential.hpp"
+
+namespace quasar::md {
+
+struct IntegratorSettings {
+  std::string kind = "nve";        // nve, langevin, bussi, npt
+  double dt = 0.001;               // ps
+  double temperature = 300;        // K
+  double tau_t = 0.1;              // ps: Bussi time constant; Langevin damping time (gamma = 1/tau_t)
+  uint64_t seed = 12345;
+  double pressure = 1.0;           // bar
+  double tau_p = 1.0;              // ps
+  double compressibility = 7e-7;   // 1/bar (copper ~7e-7, water ~4.5e-5)
+  bool anisotropic = false;        // per-axis cell rescaling instead of isotropic
+  int barostat_every = 10;
+  bool thermostatted() const { return kind != "nve"; }
+};
+
+// Indices of the integrator's small state array (on the atoms' backend).
+enum StateIndex { kThermostatWork = 0, kKinetic = 1, kAlpha = 7, kBarostatWork = 8, kStateSize = 9 };
+
+class Integrator {
+ public:
+  Integrator(const IntegratorSettings& s, Backend backend, int num_atoms);
+  const IntegratorSettings& settings() const { return s_; }
+
+  // Advances from step-1 to `step`: moves atoms, updates the list, computes forces (with `req`),
+  // and applies thermostat and barostat.
+  void advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
+               ComputeRequest req);
+  // Whether a step needs the virial (barostat steps).
+  bool needs_virial(long step) const;
+  double degrees_of_freedom() const { return dof_; }
+  // Energy the thermostat and barostat put into the system so far (eV; reads the device).
+  double reservoir_energy() const;
+  // Checkpoint support: the state array on the host.
+  std::vector<double> state() const { return state_.to_vector(); }
+  void set_state(const std::vector<double>& v) { state_.assign(v); }
+
+ private:
+  void barostat(long step, AtomState& atoms, const ForceOutput& out);
+
+  IntegratorSettings s_;
+  double dof_;
+  Array<double> state_;
+};
+
+// Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend.
+void reduce_kinetic(AtomState& atoms, double* dest);
+
+// Kernel launchers (integrator.cu).
+namespace gpu {
+void kick_drift(AtomsRef a, double dt);
+void half_kick(AtomsRef a, double dt);
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work);
+void kinetic(AtomsRef a, double* dest);
+void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step);
+void scale(AtomsRef a, Vec3 position_scale, Vec3 velocity_scale);
+}  // namespace gpu
+
+}  // namespace quasar::md
