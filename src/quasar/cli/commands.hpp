@@ -1,0 +1,12 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace quasar::cli {
+
+// Each returns the exit code; errors are thrown (UsageError for bad arguments).
+int run_command(const std::vector<std::string>& args);
+int eval_command(const std::vector<std::string>& args);
+int info_command(const std::vector<std::string>& args);
+
+}  // namespace quasar::cli

@@ -1,0 +1,78 @@
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#include "quasar/io/extxyz.hpp"
+#include "quasar/io/read.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
+
+namespace quasar::cli {
+
+namespace {
+const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--json] [--per-atom]
+
+Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
+XYZ frames or a LAMMPS data file). MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
+[potential] table. --json prints one object per structure with keys energy, forces, virial (and
+atom_energy, atom_virial with --per-atom); an array of them when FILE has several frames.
+)";
+
+nlohmann::json to_json(const Evaluation& e, bool per_atom) {
+  nlohmann::json j;
+  j["energy"] = e.energy;
+  auto& f = j["forces"] = nlohmann::json::array();
+  for (const auto& v : e.forces) f.push_back({v.x, v.y, v.z});
+  j["virial"] = {{e.virial(0, 0), e.virial(0, 1), e.virial(0, 2)},
+                 {e.virial(1, 0), e.virial(1, 1), e.virial(1, 2)},
+                 {e.virial(2, 0), e.virial(2, 1), e.virial(2, 2)}};
+  if (per_atom) {
+    j["atom_energy"] = e.atom_energy;
+    auto& w = j["atom_virial"] = nlohmann::json::array();
+    for (const auto& m : e.atom_virial)
+      w.push_back({m(0, 0), m(0, 1), m(0, 2), m(1, 0), m(1, 1), m(1, 2), m(2, 0), m(2, 1), m(2, 2)});
+  }
+  return j;
+}
+}  // namespace
+
+int eval_command(const std::vector<std::string>& argv) {
+  const Args a = Args::parse(argv, {"--help", "--json", "--per-atom"}, {"--model", "--structure", "--device"});
+  if (a.has("--help")) {
+    std::cout << kEvalHelp;
+    return 0;
+  }
+  if (!a.positional.empty()) throw UsageError("eval takes no positional arguments");
+  if (!a.has("--model") || !a.has("--structure")) throw UsageError("eval needs --model and --structure");
+  const Backend backend = parse_backend(a.get("--device", "auto"));
+  auto pot = load_model(a.get("--model"));
+  const std::string path = a.get("--structure");
+  std::vector<Structure> frames;
+  const bool xyz = path.size() > 4 && (path.substr(path.size() - 4) == ".xyz" || path.find(".extxyz") != std::string::npos);
+  if (xyz) frames = io::read_extxyz(path);
+  else frames.push_back(io::read_structure(path));
+  const bool per_atom = a.has("--per-atom");
+  nlohmann::json all = nlohmann::json::array();
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const Evaluation e = evaluate(*pot, frames[k], backend, per_atom);
+    if (a.has("--json")) {
+      all.push_back(to_json(e, per_atom));
+      continue;
+    }
+    std::cout << std::setprecision(12) << "structure " << k << ": " << frames[k].size() << " atoms\n"
+              << "energy " << e.energy << " eV\nvirial (eV)\n";
+    for (int r = 0; r < 3; ++r) std::cout << "  " << e.virial(r, 0) << " " << e.virial(r, 1) << " " << e.virial(r, 2) << "\n";
+    std::cout << "forces (eV/Å)\n";
+    for (std::size_t i = 0; i < e.forces.size(); ++i)
+      std::cout << "  " << i << " " << frames[k].type_names[frames[k].types[i]] << " " << e.forces[i].x << " "
+                << e.forces[i].y << " " << e.forces[i].z << (per_atom ? " energy " + std::to_string(e.atom_energy[i]) : "")
+                << "\n";
+  }
+  if (a.has("--json")) std::cout << std::setprecision(17) << (all.size() == 1 ? all[0] : all).dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace quasar::cli

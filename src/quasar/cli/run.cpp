@@ -1,0 +1,34 @@
+#include <filesystem>
+#include <iostream>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#include "quasar/md/simulation.hpp"
+
+namespace quasar::cli {
+
+namespace {
+const char* kRunHelp = R"(usage: quasar run INPUT.toml [--device auto|cpu|cuda]
+
+Runs the simulation described by INPUT.toml: tables [structure], [potential], [md], [output],
+[neighbor] and the key device (see docs/user-guide.md). --device overrides the file's device.
+)";
+}  // namespace
+
+int run_command(const std::vector<std::string>& argv) {
+  const Args a = Args::parse(argv, {"--help"}, {"--device"});
+  if (a.has("--help")) {
+    std::cout << kRunHelp;
+    return 0;
+  }
+  if (a.positional.size() != 1) throw UsageError("run takes one input file");
+  const std::string path = a.positional[0];
+  const toml::table root = parse_toml_file(path);
+  const ConfigTable top{&root, path, ""};
+  top.allow_only({"structure", "potential", "md", "output", "neighbor", "device"});
+  const Backend backend = parse_backend(a.get("--device", top.get_string("device", "auto")));
+  md::run_from_config(top, std::filesystem::absolute(path).parent_path(), backend);
+  return 0;
+}
+
+}  // namespace quasar::cli

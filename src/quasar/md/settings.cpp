@@ -1,0 +1,79 @@
+#include "quasar/md/settings.hpp"
+
+namespace quasar::md {
+
+namespace {
+std::string resolve(const std::string& p, const std::filesystem::path& base) {
+  if (p.empty()) return p;
+  const std::filesystem::path path(p);
+  return (path.is_absolute() ? path : base / path).string();
+}
+}  // namespace
+
+MdSettings md_settings_from_config(const ConfigTable& root, const std::filesystem::path& base) {
+  MdSettings s;
+  if (auto md = root.sub("md")) {
+    md->allow_only({"integrator", "timestep_fs", "steps", "temperature_K", "init_velocities", "seed", "tau_t_fs",
+                    "pressure_bar", "tau_p_fs", "compressibility_per_bar", "barostat", "barostat_every", "restart",
+                    "fmax", "pressure_tol_bar", "max_move", "relax_cell"});
+    IntegratorSettings& in = s.integrator;
+    const std::string kind = md->get_string("integrator", "nve");
+    if (kind == "minimize") s.mode = "minimize";
+    else if (kind == "nve" || kind == "langevin" || kind == "bussi" || kind == "npt") in.kind = kind;
+    else md->fail("integrator", "unknown integrator \"" + kind + "\"; valid: nve, langevin, bussi, npt, minimize");
+    in.dt = md->get_double("timestep_fs", 1.0) * 1e-3;
+    if (!(in.dt > 0)) md->fail("timestep_fs", "must be positive");
+    s.steps = md->get_int("steps", 1000);
+    if (s.steps < 0) md->fail("steps", "must not be negative");
+    in.temperature = md->get_double("temperature_K", 300.0);
+    if (in.temperature < 0) md->fail("temperature_K", "must not be negative");
+    s.init_velocities = md->get_bool("init_velocities", true);
+    in.seed = static_cast<uint64_t>(md->get_int("seed", 12345));
+    in.tau_t = md->get_double("tau_t_fs", 100.0) * 1e-3;
+    if (!(in.tau_t > 0)) md->fail("tau_t_fs", "must be positive");
+    in.pressure = md->get_double("pressure_bar", 1.0);
+    in.tau_p = md->get_double("tau_p_fs", 1000.0) * 1e-3;
+    if (!(in.tau_p > 0)) md->fail("tau_p_fs", "must be positive");
+    in.compressibility = md->get_double("compressibility_per_bar", 7e-7);
+    if (!(in.compressibility > 0)) md->fail("compressibility_per_bar", "must be positive");
+    const std::string baro = md->get_string("barostat", "isotropic");
+    if (baro != "isotropic" && baro != "anisotropic") md->fail("barostat", "expected \"isotropic\" or \"anisotropic\"");
+    in.anisotropic = baro == "anisotropic";
+    in.barostat_every = static_cast<int>(md->get_int("barostat_every", 10));
+    if (in.barostat_every < 1) md->fail("barostat_every", "must be at least 1");
+    s.restart = resolve(md->get_string("restart", ""), base);
+    s.minimize.fmax = md->get_double("fmax", 1e-3);
+    s.minimize.pressure_tol = md->get_double("pressure_tol_bar", 1.0);
+    s.minimize.max_move = md->get_double("max_move", 0.1);
+    s.minimize.relax_cell = md->get_bool("relax_cell", false);
+    s.minimize.pressure = in.pressure;
+    s.minimize.max_steps = s.steps;
+  }
+  if (auto out = root.sub("output")) {
+    out->allow_only({"thermo_every", "thermo_csv", "trajectory", "trajectory_format", "trajectory_every",
+                     "checkpoint", "checkpoint_every", "progress"});
+    OutputSettings& o = s.output;
+    o.thermo_every = out->get_int("thermo_every", 100);
+    if (o.thermo_every < 1) out->fail("thermo_every", "must be at least 1");
+    o.thermo_csv = resolve(out->get_string("thermo_csv", ""), base);
+    o.trajectory = resolve(out->get_string("trajectory", ""), base);
+    o.trajectory_format = out->get_string("trajectory_format", "");
+    if (!o.trajectory_format.empty() && o.trajectory_format != "extxyz" && o.trajectory_format != "lammps-dump")
+      out->fail("trajectory_format", "expected \"extxyz\" or \"lammps-dump\"");
+    o.trajectory_every = out->get_int("trajectory_every", 100);
+    if (o.trajectory_every < 1) out->fail("trajectory_every", "must be at least 1");
+    o.checkpoint = resolve(out->get_string("checkpoint", ""), base);
+    o.checkpoint_every = out->get_int("checkpoint_every", 1000);
+    if (o.checkpoint_every < 1) out->fail("checkpoint_every", "must be at least 1");
+    o.progress = out->get_bool("progress", true);
+  }
+  if (auto nb = root.sub("neighbor")) {
+    nb->allow_only({"skin", "sort_every"});
+    s.skin = nb->get_double("skin", 1.0);
+    if (s.skin < 0) nb->fail("skin", "must not be negative");
+    s.sort_every = nb->get_int("sort_every", 1000);
+  }
+  return s;
+}
+
+}  // namespace quasar::md

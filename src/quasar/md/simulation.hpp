@@ -1,0 +1,67 @@
+#pragma once
+// The MD loop: atoms, neighbour list, potential, integrator and outputs on one backend.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "quasar/core/config.hpp"
+#include "quasar/md/integrator.hpp"
+#include "quasar/md/settings.hpp"
+
+namespace quasar::md {
+
+struct Thermo {
+  long step = 0;
+  double time = 0;         // ps
+  double temperature = 0;  // K
+  double kinetic = 0, potential = 0, total = 0;  // eV
+  double pressure = 0;     // bar
+  Mat3 pressure_tensor{};  // bar
+  double volume = 0;       // Å^3
+  double conserved = 0;    // eV: total minus what thermostat and barostat put in
+};
+
+class Simulation {
+ public:
+  Simulation(const Structure& s, std::unique_ptr<Potential> potential, const MdSettings& settings, Backend backend);
+
+  // Runs MD up to step `settings.steps` (continuing from a restart), writing the outputs.
+  void run();
+  // Thermodynamic state now (synchronises with the device).
+  Thermo thermo();
+  long step() const { return step_; }
+  AtomState& atoms() { return atoms_; }
+  Potential& potential() { return *potential_; }
+  NeighborList& neighbor_list() { return list_; }
+  ForceOutput& forces() { return out_; }
+  Integrator& integrator() { return integrator_; }
+  const MdSettings& settings() const { return settings_; }
+
+  // Atomic checkpoint of everything a continuation needs; the list is rebuilt first so that a
+  // restarted run and this one continue from identical state (bit for bit on the CPU).
+  void write_checkpoint(const std::string& path);
+  void read_checkpoint(const std::string& path);
+
+ private:
+  void compute_forces(bool energy);
+  void write_thermo(const Thermo& t);
+  void write_frame();
+
+  MdSettings settings_;
+  Backend backend_;
+  AtomState atoms_;
+  std::unique_ptr<Potential> potential_;
+  NeighborList list_;
+  ForceOutput out_;
+  Integrator integrator_;
+  long step_ = 0;
+  bool header_printed_ = false;
+  std::ofstream csv_, traj_;
+  Array<double> kinetic_;  // scratch for the kinetic-energy tensor
+};
+
+// `quasar run`: builds the structure, potential and settings of an input file and runs it.
+void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend);
+
+}  // namespace quasar::md
