@@ -1,10 +1,9 @@
 // LJ and EAM energies, forces and virials against Debian's LAMMPS on the same structures and
 // potential files, to 1e-10 relative, on every backend.
 #include <cmath>
-#include <random>
 
 #include "lammps_runner.hpp"
-#include "quasar/io/lattice.hpp"
+#include "test_systems.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
@@ -12,28 +11,7 @@
 namespace quasar {
 namespace {
 
-// An fcc crystal in a sheared (triclinic) cell with random displacements: no symmetry left to
-// hide an error.
-Structure distorted_fcc(std::array<int, 3> rep, double a, double tilt, double jitter, unsigned seed,
-                        std::vector<std::string> names = {"Cu"}) {
-  Structure s = io::make_lattice("fcc", names[0], a, rep);
-  for (std::size_t t = 1; t < names.size(); ++t) s.type_index(names[t]);
-  Mat3 h = s.box.h;
-  h.r[1].x = tilt * h.r[0].x;
-  h.r[2].x = -0.5 * tilt * h.r[0].x;
-  h.r[2].y = 0.7 * tilt * h.r[1].y;
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> g(0.0, jitter);
-  std::uniform_int_distribution<int> pick(0, static_cast<int>(names.size()) - 1);
-  const Box old = s.box;
-  s.box.set_matrix(h);
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    s.positions[i] = s.box.from_frac(old.to_frac(s.positions[i])) + Vec3{g(rng), g(rng), g(rng)};
-    s.types[i] = pick(rng);
-  }
-  for (auto& m : s.type_masses) m = m > 0 ? m : 50.0;
-  return s;
-}
+using test::distorted_fcc;
 
 std::string lammps_types(const Structure& s) {
   std::string out;

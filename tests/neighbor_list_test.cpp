@@ -166,7 +166,7 @@ TEST_P(NeighborListTest, SpatialSortKeepsIdsAndList) {
   NeighborSettings settings{3.0, 0.5, ListKind::Half, 1};
   NeighborList list(GetParam(), settings);
   list.build(atoms);
-  list.update(atoms);  // sort_every = 1: re-sorts and rebuilds
+  list.update(atoms, 1);  // sort_every = 1: re-sorts and rebuilds
   const auto ids = atoms.id.to_vector();
   std::vector<long> sorted = ids;
   std::sort(sorted.begin(), sorted.end());
