@@ -26,6 +26,8 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
 void synchronize();
+// Bytes of device memory in use on the current GPU (0 without CUDA).
+std::size_t memory_in_use();
 }  // namespace device
 
 }  // namespace quasar

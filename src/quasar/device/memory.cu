@@ -44,6 +44,11 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes) {
 }
 void fill_zero(void* dst, std::size_t bytes) { QUASAR_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes)); }
 void synchronize() { QUASAR_CUDA_CHECK(cudaDeviceSynchronize()); }
+std::size_t memory_in_use() {
+  std::size_t free = 0, total = 0;
+  QUASAR_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return total - free;
+}
 }  // namespace device
 
 }  // namespace quasar

@@ -15,6 +15,7 @@ void copy_to_host(void*, const void*, std::size_t) { throw_no_cuda("device memor
 void copy_on_device(void*, const void*, std::size_t) { throw_no_cuda("device memory"); }
 void fill_zero(void*, std::size_t) { throw_no_cuda("device memory"); }
 void synchronize() {}
+std::size_t memory_in_use() { return 0; }
 }  // namespace device
 
 }  // namespace quasar

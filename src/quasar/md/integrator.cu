@@ -10,19 +10,19 @@ constexpr int kBlock = 256;
 __global__ void kick_drift_kernel(AtomsRef a, double dt) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
-  half_kick(a, i, dt);
-  drift(a, i, dt);
+  md::half_kick(a, i, dt);
+  md::drift(a, i, dt);
 }
 
 __global__ void half_kick_kernel(AtomsRef a, double dt) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) half_kick(a, i, dt);
+  if (i < a.n) md::half_kick(a, i, dt);
 }
 
 __global__ void baoab_kernel(AtomsRef a, StepParams p, double* work) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double de[1] = {0};
-  if (i < a.n) de[0] = baoab_first_half(a, i, p);
+  if (i < a.n) de[0] = md::baoab_first_half(a, i, p);
   device::block_sum_into<kBlock, 1>(de, work);
 }
 
