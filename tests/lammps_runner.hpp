@@ -30,8 +30,9 @@ inline LammpsResult run_lammps(const Structure& s, const std::string& commands, 
   std::ofstream in(dir / "in.lmp");
   in << "units metal\natom_style atomic\natom_modify map array sort 0 0.0\nboundary " << boundary
      << "\nread_data data.lmp\n"
-     << commands << "\nthermo_style custom " << thermo << "\nthermo_modify format float %.17g norm no\n"
-     << "dump d all custom 1 out.dump id " << dump_columns << "\ndump_modify d format float %.17g sort id\n";
+     << "thermo_style custom " << thermo << "\nthermo_modify format float %.17g norm no\n"
+     << "dump d all custom 1 out.dump id " << dump_columns << "\ndump_modify d format float %.17g sort id\n"
+     << commands << "\n";
   if (commands.find("\nrun") == std::string::npos && commands.rfind("run", 0) != 0) in << "run 0\n";
   in.close();
   const std::string cmd = "cd " + dir.string() + " && OMP_NUM_THREADS=1 " + lammps_executable() +

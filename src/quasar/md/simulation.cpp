@@ -148,9 +148,10 @@ void Simulation::run() {
 }
 
 void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend) {
+  // Cheap checks of every table first, so that a typo fails before any file is read.
+  const MdSettings settings = md_settings_from_config(root, base_dir);
   const Structure s = io::structure_from_config(root.require_sub("structure"), base_dir);
   auto pot = make_potential(root.require_sub("potential"), base_dir);
-  const MdSettings settings = md_settings_from_config(root, base_dir);
   Simulation sim(s, std::move(pot), settings, backend);
   std::cout << "quasar: " << s.size() << " atoms, " << sim.potential().name() << " potential, "
             << (settings.mode == "minimize" ? "FIRE minimisation" : settings.integrator.kind + " dynamics") << " on "

@@ -1,5 +1,7 @@
 #include "quasar/potential/pair/eam.hpp"
 
+#include "quasar/core/config.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>

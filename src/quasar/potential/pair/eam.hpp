@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "quasar/core/config.hpp"
 #include "quasar/potential/pair/eam_file.hpp"
 #include "quasar/potential/pair/eam_kernel.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
+
+struct ConfigTable;  // core/config.hpp: kept out of headers that kernels include
 
 class Eam : public Potential {
  public:

@@ -1,5 +1,7 @@
 #include "quasar/potential/pair/lj.hpp"
 
+#include "quasar/core/config.hpp"
+
 #include <algorithm>
 #include <cmath>
 

@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "quasar/core/config.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
+
+struct ConfigTable;  // core/config.hpp: kept out of headers that kernels include
 
 struct LjCoeff {
   double lj1, lj2, lj3, lj4;  // 48 e s^12, 24 e s^6, 4 e s^12, 4 e s^6

@@ -1,0 +1,162 @@
+// The `quasar` executable end to end: exit codes, messages, eval's JSON, a short run.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "quasar/io/extxyz.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "test_systems.hpp"
+
+namespace quasar {
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::scratch_dir("cli"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  Result quasar(const std::string& args) {
+    const std::string cmd = "cd " + dir_.string() + " && " + std::string(QUASAR_BINARY_DIR) + "/quasar " + args +
+                            " > out.txt 2> err.txt";
+    const int status = std::system(cmd.c_str());
+    auto slurp = [&](const char* f) {
+      std::ifstream in(dir_ / f);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    };
+    return {WEXITSTATUS(status), slurp("out.txt"), slurp("err.txt")};
+  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::filesystem::path dir_;
+};
+
+TEST_F(Cli, InfoHelpAndVersion) {
+  const Result info = quasar("info");
+  EXPECT_EQ(info.code, 0);
+  EXPECT_NE(info.out.find("quasar " QUASAR_VERSION), std::string::npos);
+  EXPECT_NE(info.out.find("GPUs:"), std::string::npos);
+  EXPECT_EQ(quasar("--help").code, 0);
+  EXPECT_EQ(quasar("run --help").code, 0);
+  EXPECT_NE(quasar("eval --help").out.find("--structure"), std::string::npos);
+  EXPECT_EQ(quasar("--version").out, "quasar " QUASAR_VERSION "\n");
+  const Result bad = quasar("frobnicate");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_EQ(quasar("eval --model").code, 2);
+}
+
+TEST_F(Cli, EvalJsonEqualsTheLibrary) {
+  const std::string eam = test::lammps_potential("CuNi.eam.alloy");
+  if (eam.empty()) GTEST_SKIP() << "lammps-data's CuNi.eam.alloy is not installed";
+  const Structure a = test::distorted_fcc({2, 2, 2}, 3.6, 0.1, 0.1, 61, {"Cu", "Ni"});
+  const Structure b = test::distorted_fcc({2, 2, 3}, 3.6, -0.1, 0.1, 62, {"Cu", "Ni"});
+  io::write_extxyz((dir_ / "two.xyz").string(), {a, b});
+  const Result r = quasar("eval --model " + eam + " --structure two.xyz --json --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 2u);
+  Eam pot = Eam::from_setfl(eam);
+  const Evaluation e = evaluate(pot, b, Backend::Cpu);
+  EXPECT_EQ(j[1]["energy"].get<double>(), e.energy);
+  EXPECT_EQ(j[1]["forces"][5][2].get<double>(), e.forces[5].z);
+  EXPECT_EQ(j[1]["virial"][0][1].get<double>(), e.virial(0, 1));
+  EXPECT_EQ(j[1]["forces"].size(), b.size());
+}
+
+TEST_F(Cli, RunWritesThermoAndRestarts) {
+  write("in.toml", R"(
+device = "cpu"
+[structure]
+lattice = "fcc"
+element = "Ar"
+a = 5.3
+repeat = [3, 3, 3]
+[potential]
+type = "lj"
+cutoff = 8.0
+shift = true
+[potential.species.Ar]
+epsilon = 0.0104
+sigma = 3.405
+[md]
+integrator = "bussi"
+timestep_fs = 5
+steps = 40
+temperature_K = 80
+[output]
+thermo_every = 10
+thermo_csv = "thermo.csv"
+trajectory = "traj.xyz"
+trajectory_every = 20
+checkpoint = "run.chk"
+checkpoint_every = 20
+)");
+  const Result r = quasar("run in.toml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream csv(dir_ / "thermo.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "step,time_ps,temp_K,ke_eV,pe_eV,etot_eV,press_bar,vol_A3,conserved_eV");
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 5);
+  EXPECT_EQ(io::read_extxyz((dir_ / "traj.xyz").string()).size(), 3u);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "run.chk"));
+  // Continue to step 60 from the checkpoint written at step 40.
+  std::ifstream in(dir_ / "in.toml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.replace(text.find("steps = 40"), 10, "steps = 60\nrestart = \"run.chk\"");
+  write("more.toml", text);
+  const Result more = quasar("run more.toml");
+  ASSERT_EQ(more.code, 0) << more.err;
+  EXPECT_NE(more.out.find("\n        60 "), std::string::npos) << more.out;
+}
+
+TEST_F(Cli, BadInputNamesFileLineAndKey) {
+  write("unknown.toml", "[structure]\nlattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2,2,2]\n"
+                        "[potential]\ntype = \"eam\"\nfile = \"x.eam\"\n[md]\nsteps = 10\ntimestep = 1\n");
+  Result r = quasar("run unknown.toml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("unknown.toml:11: unknown key 'md.timestep'; valid keys in [md]: integrator timestep_fs"),
+            std::string::npos) << r.err;
+  write("missing.toml", "[structure]\nfile = \"nowhere.xyz\"\n[potential]\ntype = \"lj\"\n");
+  r = quasar("run missing.toml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("missing.toml:2: 'structure.file': structure file"), std::string::npos) << r.err;
+  write("syntax.toml", "[md]\nsteps = = 3\n");
+  r = quasar("run syntax.toml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("syntax.toml:2:"), std::string::npos) << r.err;
+  write("type.toml", "[structure]\nlattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2,2,2]\n[potential]\ntype = \"morse\"\n");
+  r = quasar("run type.toml");
+  EXPECT_NE(r.err.find("unknown potential type \"morse\"; valid types: lj, eam"), std::string::npos) << r.err;
+  r = quasar("run nothere.toml");
+  EXPECT_EQ(r.code, 1);
+}
+
+TEST_F(Cli, EmbeddedDefaultExampleRuns) {
+  if (test::lammps_potential("Cu_u3.eam").empty()) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
+  std::ifstream in(test::source_path("examples/cu-eam-nve/input.toml"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.replace(text.find("steps = 1000"), 12, "steps = 20");
+  text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
+  write("default.toml", text);
+  const Result r = quasar("run default.toml --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("4000 atoms, eam potential, nve dynamics on cpu"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace quasar
