@@ -9,6 +9,7 @@ export LD_LIBRARY_PATH=$PWD/.gpu/lib:${LD_LIBRARY_PATH:-}
 export QUASAR_LAMMPS_POTENTIALS=$PWD/.gpu/potentials
 [ -x .gpu/bin/lmp ] && export QUASAR_LMP=$PWD/.gpu/bin/lmp
 [ -d .gpu/shared ] && export QUASAR_SHARED=$PWD/.gpu/shared
+export QUASAR_SOURCE_DIR=$PWD QUASAR_BINARY_DIR=$PWD/build-cuda
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 what=${1:-all}
@@ -28,7 +29,7 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   for b in build-cuda/bench/bench_*; do
     [ -x "$b" ] || continue
     echo "== $(basename "$b")"
-    "$b" --device cuda 2>&1 | tee "$out/$(basename "$b").log"
+    "$b" --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$out/$(basename "$b").log"
   done
 fi
 exit $status

@@ -22,7 +22,7 @@ class Cli : public testing::Test {
   void SetUp() override { dir_ = test::scratch_dir("cli"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   Result quasar(const std::string& args) {
-    const std::string cmd = "cd " + dir_.string() + " && " + std::string(QUASAR_BINARY_DIR) + "/quasar " + args +
+    const std::string cmd = "cd " + dir_.string() + " && " + test::binary_path("quasar") + " " + args +
                             " > out.txt 2> err.txt";
     const int status = std::system(cmd.c_str());
     auto slurp = [&](const char* f) {
@@ -152,6 +152,8 @@ TEST_F(Cli, EmbeddedDefaultExampleRuns) {
   std::string text = ss.str();
   text.replace(text.find("steps = 1000"), 12, "steps = 20");
   text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
+  const std::string eam = "/usr/share/lammps/potentials/Cu_u3.eam";
+  text.replace(text.find(eam), eam.size(), test::lammps_potential("Cu_u3.eam"));
   write("default.toml", text);
   const Result r = quasar("run default.toml --device cpu");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -36,7 +36,16 @@ inline std::string shared_path(const std::string& rel) {
   return std::filesystem::exists(p) ? p.string() : std::string();
 }
 
-inline std::string source_path(const std::string& rel) { return (std::filesystem::path(QUASAR_SOURCE_DIR) / rel).string(); }
+// Paths of the source and build trees ($QUASAR_SOURCE_DIR / $QUASAR_BINARY_DIR first: the GPU
+// machine runs the tests from another folder).
+inline std::string source_path(const std::string& rel) {
+  const char* env = std::getenv("QUASAR_SOURCE_DIR");
+  return (std::filesystem::path(env ? env : QUASAR_SOURCE_DIR) / rel).string();
+}
+inline std::string binary_path(const std::string& rel) {
+  const char* env = std::getenv("QUASAR_BINARY_DIR");
+  return (std::filesystem::path(env ? env : QUASAR_BINARY_DIR) / rel).string();
+}
 
 // Debian's LAMMPS executable ($QUASAR_LMP first: the GPU machine gets a carried copy), or "" when
 // it is not installed.
