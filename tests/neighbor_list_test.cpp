@@ -77,7 +77,7 @@ std::set<Entry> listed(const NeighborList& list, AtomState& atoms) {
   std::set<Entry> out;
   for (int i = 0; i < ref.n; ++i)
     for (int k = 0; k < hcount[i]; ++k) {
-      const std::size_t slot = static_cast<std::size_t>(k) * ref.stride + i;
+      const auto slot = static_cast<std::size_t>(ref.slot_of(i, k));
       const bool fresh = out.insert({static_cast<int>(ids[i]), static_cast<int>(ids[hindex[slot]]), himage[slot]}).second;
       EXPECT_TRUE(fresh) << "duplicate entry for atom " << i;
     }

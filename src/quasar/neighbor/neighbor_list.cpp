@@ -23,7 +23,9 @@ NeighborList::NeighborList(Backend backend, const NeighborSettings& s)
 }
 
 NeighborRef NeighborList::ref() const {
-  return NeighborRef{n_, n_, capacity_, count_.data(), index_.data(), image_.data()};
+  const bool by_atom = backend_ == Backend::Cpu;
+  return NeighborRef{n_, by_atom ? capacity_ : 1L, by_atom ? 1L : static_cast<long>(n_), capacity_, count_.data(),
+                     index_.data(), image_.data()};
 }
 
 // How far an atom may move before the list can miss a pair: half the skin, less what a change of
@@ -105,13 +107,15 @@ void NeighborList::build_cpu(AtomState& atoms) {
   }
   const double rl2 = std::pow(settings_.cutoff + settings_.skin, 2);
   const bool half = settings_.kind == ListKind::Half;
-  std::vector<std::vector<std::pair<int, int>>> found(n_);
+  // Entries of all atoms back to back (offsets in `first`), then transposed into the list.
+  std::vector<int> first(n_ + 1, 0), found_j, found_code;
+  found_j.reserve(static_cast<std::size_t>(n_) * 64);
+  found_code.reserve(static_cast<std::size_t>(n_) * 64);
   int most = 0;
   for (int i = 0; i < n_; ++i) {
     const Vec3 ri{a.x[i], a.y[i], a.z[i]};
     const Vec3 s = box.to_frac(ri);
     const int c[3] = {grid_.coord(s.x, 0), grid_.coord(s.y, 1), grid_.coord(s.z, 2)};
-    auto& out = found[i];
     for (int o2 = -grid_.reach[2]; o2 <= grid_.reach[2]; ++o2) {
       int w2, m2;
       if (!grid_.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
@@ -128,22 +132,26 @@ void NeighborList::build_cpu(AtomState& atoms) {
             const int j = members[p];
             if (j == i && code == 0) continue;
             if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
-            const Vec3 d = Vec3{a.x[j], a.y[j], a.z[j]} + shift;
-            if (norm2(d) < rl2) out.emplace_back(j, code);
+            const double dx = a.x[j] + shift.x, dy = a.y[j] + shift.y, dz = a.z[j] + shift.z;
+            if (dx * dx + dy * dy + dz * dz < rl2) {
+              found_j.push_back(j);
+              found_code.push_back(code);
+            }
           }
         }
       }
     }
-    most = std::max(most, static_cast<int>(out.size()));
+    first[i + 1] = static_cast<int>(found_j.size());
+    most = std::max(most, first[i + 1] - first[i]);
   }
   capacity_ = most;
   index_.resize(static_cast<std::size_t>(capacity_) * n_);
   image_.resize(static_cast<std::size_t>(capacity_) * n_);
   for (int i = 0; i < n_; ++i) {
-    count_[i] = static_cast<int>(found[i].size());
+    count_[i] = first[i + 1] - first[i];
     for (int k = 0; k < count_[i]; ++k) {
-      index_[static_cast<std::size_t>(k) * n_ + i] = found[i][k].first;
-      image_[static_cast<std::size_t>(k) * n_ + i] = found[i][k].second;
+      index_[static_cast<std::size_t>(i) * capacity_ + k] = found_j[first[i] + k];
+      image_[static_cast<std::size_t>(i) * capacity_ + k] = found_code[first[i] + k];
     }
   }
   ++builds_;

@@ -16,19 +16,21 @@ QUASAR_HD void unpack_image(int code, int& a, int& b, int& c) {
 }
 
 // Read-only view of a Verlet list for CPU loops and kernels. Neighbour k of atom i is
-// index[k * stride + i] (transposed for coalesced reads on the GPU), translated by the lattice
-// vector image[k * stride + i]: r_ij = r_j + image*h - r_i, valid until the next build.
+// index[slot(i, k)], translated by the lattice vector image[slot(i, k)]: r_ij = r_j + image*h - r_i,
+// valid until the next build. The GPU list is transposed (slot = k n + i: a warp reads consecutive
+// words); the CPU list is by atom (slot = i capacity + k: one atom's neighbours share cache lines).
 struct NeighborRef {
   int n = 0;
-  int stride = 0;
+  long atom_stride = 0, k_stride = 0;
   int capacity = 0;  // neighbours per atom that fit
   const int* count;
   const int* index;
   const int* image;
 
+  QUASAR_HD long slot_of(int i, int k) const { return i * atom_stride + k * k_stride; }
   QUASAR_HD Vec3 delta(const Box& box, const double* x, const double* y, const double* z, int i, int k,
                        int& j) const {
-    const int slot = k * stride + i;
+    const long slot = slot_of(i, k);
     j = index[slot];
     Vec3 d{x[j] - x[i], y[j] - y[i], z[j] - z[i]};
     const int code = image[slot];

@@ -10,7 +10,7 @@ namespace {
 constexpr int kBlock = 128;
 
 __device__ __forceinline__ Vec3 neighbor_delta(const AtomsRef& a, const NeighborRef& list, int i, int k, int& j) {
-  const int slot = k * list.stride + i;
+  const long slot = list.slot_of(i, k);
   j = __ldg(list.index + slot);
   Vec3 d{__ldg(a.x + j) - a.x[i], __ldg(a.y + j) - a.y[i], __ldg(a.z + j) - a.z[i]};
   const int code = __ldg(list.image + slot);

@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, N
     const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
     const int count = list.count[i];
     for (int k = 0; k < count; ++k) {
-      const int slot = k * list.stride + i;
+      const long slot = list.slot_of(i, k);
       const int j = __ldg(list.index + slot);
       double dx = __ldg(a.x + j) - xi, dy = __ldg(a.y + j) - yi, dz = __ldg(a.z + j) - zi;
       const int code = __ldg(list.image + slot);
