@@ -21,7 +21,7 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
       status=1
       echo "FAILED: $name"; grep -B2 -A8 -E 'Failure|FAILED|exception' "$out/$name.log" | head -60
     else
-      echo "ok: $name ($(grep -c '^\[       OK' "$out/$name.log" || true) tests; $(grep -o '[0-9]* tests\? from' "$out/$name.log" | head -1))"
+      echo "ok: $name: $(grep -a -E '^\[  (PASSED|SKIPPED) ' "$out/$name.log" | tr -s ' ' | tr '\n' ' ')"
     fi
   done
 fi
