@@ -201,7 +201,7 @@ void Eam::compute(AtomState& atoms, const NeighborRef& list, const ComputeReques
   const EamEval ev = eval();
   if (atoms.backend() == Backend::Cuda) {
 #ifdef QUASAR_HAVE_CUDA
-    eam_compute_cuda({ev, rho_.data(), fp_.data()}, atoms, list, req, out);
+    eam_compute_cuda({ev, rho_.data(), fp_.data(), nullptr}, atoms, list, req, out, packed_);
     return;
 #else
     throw_no_cuda("eam on the GPU");

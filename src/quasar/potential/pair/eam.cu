@@ -3,37 +3,26 @@
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/pair/eam.hpp"
+#include "quasar/potential/pair/pair_loop.cuh"
 
 namespace quasar {
 namespace {
 
 constexpr int kBlock = 128;
 
-__device__ __forceinline__ Vec3 neighbor_delta(const AtomsRef& a, const NeighborRef& list, int i, int k, int& j) {
-  const long slot = list.slot_of(i, k);
-  j = __ldg(list.index + slot);
-  Vec3 d{__ldg(a.x + j) - a.x[i], __ldg(a.y + j) - a.y[i], __ldg(a.z + j) - a.z[i]};
-  const int code = __ldg(list.image + slot);
-  if (code) {
-    int p, q, r;
-    unpack_image(code, p, q, r);
-    d += a.box.shift(p, q, r);
-  }
-  return d;
-}
-
 template <bool kEnergy, bool kPerAtom>
-__global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, NeighborRef list, double* totals,
-                                                         double* atom_energy) {
+__global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
+                                                         NeighborRef list, double* totals, double* atom_energy) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[1] = {0};
   if (i < a.n) {
-    const int ti = a.type[i];
+    const PackedAtom pi = p[i];
+    const int ti = pi.type;
     double rho = 0;
     for (int k = 0; k < list.count[i]; ++k) {
-      int j;
-      const double r2 = norm2(neighbor_delta(a, list, i, k, j));
-      if (r2 < e.eval.cutsq) rho += e.eval.density(__ldg(a.type + j), ti, sqrt(r2));
+      int j, tj;
+      const double r2 = norm2(packed_delta(p, a, list, pi, i, k, j, tj));
+      if (r2 < e.eval.cutsq) rho += e.eval.density(tj, ti, sqrt(r2));
     }
     double f, fp;
     e.eval.embed(ti, rho, f, fp);
@@ -46,20 +35,21 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
 }
 
 template <bool kEnergy, bool kPerAtom>
-__global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, NeighborRef list, double* totals,
-                                                       double* atom_energy, double* atom_virial) {
+__global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
+                                                       NeighborRef list, double* totals, double* atom_energy,
+                                                       double* atom_virial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double f[3] = {0, 0, 0}, acc[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (i < a.n) {
-    const int ti = a.type[i];
+    const PackedAtom pi = p[i];
     const double fpi = e.fp[i];
     for (int k = 0; k < list.count[i]; ++k) {
-      int j;
-      const Vec3 d = neighbor_delta(a, list, i, k, j);
+      int j, tj;
+      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
       const double r2 = norm2(d);
       if (r2 >= e.eval.cutsq) continue;
       double fpair, phi;
-      e.eval.pair(ti, __ldg(a.type + j), sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
+      e.eval.pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
       f[0] -= fpair * d.x;
       f[1] -= fpair * d.y;
       f[2] -= fpair * d.z;
@@ -87,17 +77,18 @@ void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOu
   const unsigned blocks = grid_for(atoms.size(), kBlock);
   double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
   double* av = kPerAtom ? out.atom_virial.data() : nullptr;
-  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), list, out.totals.data(), ae);
+  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae);
   QUASAR_LAUNCH_CHECK("eam density_kernel");
-  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), list, out.totals.data(), ae, av);
+  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, av);
   QUASAR_LAUNCH_CHECK("eam force_kernel");
 }
 
 }  // namespace
 
-void eam_compute_cuda(const EamArgs& e, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                      ForceOutput& out) {
+void eam_compute_cuda(EamArgs e, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out, Array<PackedAtom>& packed) {
   if (atoms.size() == 0) return;
+  e.packed = pack_atoms(atoms, packed);
   const bool energy = req.energy || req.virial || req.per_atom;
   if (energy) out.totals.set_zero();
   if (req.per_atom) {

@@ -8,6 +8,7 @@
 
 #include "quasar/potential/pair/eam_file.hpp"
 #include "quasar/potential/pair/eam_kernel.hpp"
+#include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
@@ -44,14 +45,16 @@ class Eam : public Potential {
   Array<double> d_frho_, d_rhor_, d_z2r_;
   Array<int> d_type2frho_, d_type2rhor_, d_type2z2r_;
   Array<double> rho_, fp_;  // per atom, on the atoms' backend
+  Array<PackedAtom> packed_;  // GPU: positions and types gathered per evaluation
 };
 
 struct EamArgs {
   EamEval eval;
   double* rho;
   double* fp;
+  const PackedAtom* packed;  // filled by eam_compute_cuda
 };
-void eam_compute_cuda(const EamArgs& e, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                      ForceOutput& out);
+void eam_compute_cuda(EamArgs e, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out, Array<PackedAtom>& packed);
 
 }  // namespace quasar

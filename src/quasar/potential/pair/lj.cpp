@@ -99,7 +99,7 @@ void LennardJones::compute(AtomState& atoms, const NeighborRef& list, const Comp
     return;
   }
 #ifdef QUASAR_HAVE_CUDA
-  lj_compute_cuda(eval, atoms, list, req, out);
+  lj_compute_cuda(eval, atoms, list, req, out, packed_);
 #else
   throw_no_cuda("lj on the GPU");
 #endif

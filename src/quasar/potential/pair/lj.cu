@@ -4,8 +4,8 @@
 namespace quasar {
 
 void lj_compute_cuda(const LjEval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                     ForceOutput& out) {
-  pair_loop_cuda(eval, atoms, list, req, out);
+                     ForceOutput& out, Array<PackedAtom>& packed) {
+  pair_loop_cuda(eval, atoms, list, req, out, packed);
 }
 
 }  // namespace quasar

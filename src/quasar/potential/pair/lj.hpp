@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
@@ -63,9 +64,10 @@ class LennardJones : public Potential {
   std::vector<LjCoeff> host_table_;
   int ntypes_ = 0;
   Array<LjCoeff> table_;
+  Array<PackedAtom> packed_;  // GPU: positions and types gathered per evaluation
 };
 
 void lj_compute_cuda(const LjEval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                     ForceOutput& out);
+                     ForceOutput& out, Array<PackedAtom>& packed);
 
 }  // namespace quasar

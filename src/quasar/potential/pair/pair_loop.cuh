@@ -3,44 +3,69 @@
 // atom, no atomics on forces; energy and virial are reduced per block only when requested.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
+#include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
 
+namespace {
+__global__ void pack_atoms_kernel(AtomsRef a, PackedAtom* __restrict__ p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], 0};
+}
+}  // namespace
+
+// Fills `packed` from the atoms' positions and types (see packed_atom.hpp).
+static inline const PackedAtom* pack_atoms(AtomState& atoms, Array<PackedAtom>& packed) {
+  if (packed.backend() != Backend::Cuda) packed = Array<PackedAtom>(Backend::Cuda);
+  packed.resize(atoms.size());
+  pack_atoms_kernel<<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
+  QUASAR_LAUNCH_CHECK("pack_atoms_kernel");
+  return packed.data();
+}
+
+// Neighbour k of atom i from the packed records: displacement r_j + image - r_i and j's type.
+__device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, const AtomsRef& a,
+                                             const NeighborRef& list, const PackedAtom& pi, int i, int k, int& j,
+                                             int& tj) {
+  const long slot = list.slot_of(i, k);
+  j = __ldg(list.index + slot);
+  const PackedAtom pj = p[j];
+  tj = pj.type;
+  Vec3 d{pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
+  const int code = __ldg(list.image + slot);
+  if (code) {
+    int u, v, w;
+    unpack_image(code, u, v, w);
+    d += a.box.shift(u, v, w);
+  }
+  return d;
+}
+
 template <class Eval, bool kEnergy, bool kPerAtom>
-__global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, NeighborRef list, double* totals,
-                                                        double* atom_energy, double* atom_virial) {
+__global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
+                                                        NeighborRef list, double* totals, double* atom_energy,
+                                                        double* atom_virial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double f[3] = {0, 0, 0}, acc[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (i < a.n) {
-    const int ti = a.type[i];
-    const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
+    const PackedAtom pi = p[i];
     const int count = list.count[i];
     for (int k = 0; k < count; ++k) {
-      const long slot = list.slot_of(i, k);
-      const int j = __ldg(list.index + slot);
-      double dx = __ldg(a.x + j) - xi, dy = __ldg(a.y + j) - yi, dz = __ldg(a.z + j) - zi;
-      const int code = __ldg(list.image + slot);
-      if (code) {
-        int p, q, r;
-        unpack_image(code, p, q, r);
-        const Vec3 s = a.box.shift(p, q, r);
-        dx += s.x;
-        dy += s.y;
-        dz += s.z;
-      }
-      const double r2 = dx * dx + dy * dy + dz * dz;
+      int j, tj;
+      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
+      const double r2 = norm2(d);
       double fpair, e;
-      if (!eval(ti, __ldg(a.type + j), r2, fpair, e)) continue;
-      f[0] -= fpair * dx;
-      f[1] -= fpair * dy;
-      f[2] -= fpair * dz;
+      if (!eval(pi.type, tj, r2, fpair, e)) continue;
+      f[0] -= fpair * d.x;
+      f[1] -= fpair * d.y;
+      f[2] -= fpair * d.z;
       if (kEnergy) {
         acc[0] += 0.5 * e;
         const double h = 0.5 * fpair;
-        acc[1] += h * dx * dx; acc[2] += h * dx * dy; acc[3] += h * dx * dz;
-        acc[4] += h * dy * dx; acc[5] += h * dy * dy; acc[6] += h * dy * dz;
-        acc[7] += h * dz * dx; acc[8] += h * dz * dy; acc[9] += h * dz * dz;
+        acc[1] += h * d.x * d.x; acc[2] += h * d.x * d.y; acc[3] += h * d.x * d.z;
+        acc[4] += h * d.y * d.x; acc[5] += h * d.y * d.y; acc[6] += h * d.y * d.z;
+        acc[7] += h * d.z * d.x; acc[8] += h * d.z * d.y; acc[9] += h * d.z * d.z;
       }
     }
     a.fx[i] = f[0];
@@ -56,7 +81,7 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, N
 
 template <class Eval>
 void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                    ForceOutput& out) {
+                    ForceOutput& out, Array<PackedAtom>& packed) {
   const int n = atoms.size();
   const bool energy = req.energy || req.virial || req.per_atom;
   if (energy) out.totals.set_zero();
@@ -66,13 +91,14 @@ void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list,
   }
   const unsigned blocks = grid_for(n, 128);
   if (n == 0) return;
+  const PackedAtom* p = pack_atoms(atoms, packed);
   if (req.per_atom)
-    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), list, out.totals.data(),
+    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(),
                                                          out.atom_energy.data(), out.atom_virial.data());
   else if (energy)
-    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), list, out.totals.data(), nullptr, nullptr);
+    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(), nullptr, nullptr);
   else
-    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), list, nullptr, nullptr, nullptr);
+    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr);
   QUASAR_LAUNCH_CHECK("pair_loop_kernel");
 }
 
