@@ -25,6 +25,12 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     fi
   done
 fi
+if [ "$what" = all ] || [ "$what" = example ]; then
+  # The embedded default on the GPU, with the EAM file carried in .gpu/potentials.
+  mkdir -p /tmp/quasar-example
+  sed "s|/usr/share/lammps/potentials|$PWD/.gpu/potentials|" examples/cu-eam-nve/input.toml > /tmp/quasar-example/input.toml
+  (cd /tmp/quasar-example && "$OLDPWD/build-cuda/quasar" run input.toml --device cuda) 2>&1 | tee "$out/example.log" || status=1
+fi
 if [ "$what" = all ] || [ "$what" = bench ]; then
   for b in build-cuda/bench/bench_*; do
     [ -x "$b" ] || continue

@@ -143,10 +143,17 @@ void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out) {
       mu[k] = std::exp(de);
     }
   } else {
-    const double p_int = (p_axis[0] + p_axis[1] + p_axis[2]) / 3.0;
-    const double de = -beta / tau * (s_.pressure - p_int - kt_over_v) * interval + noise * g[0];
-    const double m = std::exp(de / 3.0);
-    mu = {m, m, m};
+    // Isotropic in the periodic directions; a non-periodic direction (a slab's normal) keeps its size.
+    int dims = 0;
+    double p_sum = 0;
+    for (int k = 0; k < 3; ++k)
+      if (box.periodic[k]) {
+        ++dims;
+        p_sum += p_axis[k];
+      }
+    if (dims == 0) return;
+    const double de = -beta / tau * (s_.pressure - p_sum / dims - kt_over_v) * interval + noise * g[0];
+    for (int k = 0; k < 3; ++k) mu[k] = box.periodic[k] ? std::exp(de / dims) : 1.0;
   }
   // Work done on the system by the external pressure, for the conserved quantity.
   Box nb = box;
