@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/pair/pair_sums.hpp"
 
 namespace quasar {
 
@@ -208,17 +209,10 @@ void Eam::compute(AtomState& atoms, const NeighborRef& list, const ComputeReques
 #endif
   }
   // CPU reference on a half list: densities, embedding, then pair forces.
-  AtomsRef a = atoms.ref();
-  const std::size_t sn = static_cast<std::size_t>(n);
-  if (req.per_atom) {
-    out.atom_energy.resize(sn);
-    out.atom_virial.resize(9 * sn);
-    out.atom_energy.set_zero();
-    out.atom_virial.set_zero();
-  }
+  const AtomsRef a = atoms.ref();
+  HalfListSums sums(atoms, req, out);
   rho_.set_zero();
-  for (int i = 0; i < n; ++i) {
-    a.fx[i] = a.fy[i] = a.fz[i] = 0;
+  for (int i = 0; i < n; ++i)
     for (int k = 0; k < list.count[i]; ++k) {
       int j;
       const double r2 = norm2(list.delta(a.box, a.x, a.y, a.z, i, k, j));
@@ -227,44 +221,22 @@ void Eam::compute(AtomState& atoms, const NeighborRef& list, const ComputeReques
       rho_[i] += ev.density(a.type[j], a.type[i], r);
       rho_[j] += ev.density(a.type[i], a.type[j], r);
     }
-  }
-  double energy = 0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int i = 0; i < n; ++i) {
     double f;
     ev.embed(a.type[i], rho_[i], f, fp_[i]);
-    energy += f;
-    if (req.per_atom) out.atom_energy[i] += f;
+    sums.add_atom_energy(i, f);
   }
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n; ++i)
     for (int k = 0; k < list.count[i]; ++k) {
       int j;
-      const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);  // r_j - r_i
+      const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);
       const double r2 = norm2(d);
       if (r2 >= ev.cutsq) continue;
       double fpair, phi;
       ev.pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], fpair, phi);
-      a.fx[i] -= fpair * d.x;
-      a.fy[i] -= fpair * d.y;
-      a.fz[i] -= fpair * d.z;
-      a.fx[j] += fpair * d.x;
-      a.fy[j] += fpair * d.y;
-      a.fz[j] += fpair * d.z;
-      energy += phi;
-      const double v[9] = {d.x * d.x, d.x * d.y, d.x * d.z, d.y * d.x, d.y * d.y,
-                           d.y * d.z, d.z * d.x, d.z * d.y, d.z * d.z};
-      for (int c = 0; c < 9; ++c) w[c] += fpair * v[c];
-      if (req.per_atom) {
-        out.atom_energy[i] += 0.5 * phi;
-        out.atom_energy[j] += 0.5 * phi;
-        for (int c = 0; c < 9; ++c) {
-          out.atom_virial[c * sn + i] += 0.5 * fpair * v[c];
-          out.atom_virial[c * sn + j] += 0.5 * fpair * v[c];
-        }
-      }
+      sums.add_pair(i, j, d, fpair, phi);
     }
-  }
-  out.totals[0] = energy;
-  for (int c = 0; c < 9; ++c) out.totals[1 + c] = w[c];
+  sums.finish();
 }
 
 }  // namespace quasar

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
                                                        NeighborRef list, double* totals, double* atom_energy,
                                                        double* atom_virial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double f[3] = {0, 0, 0}, acc[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  FullListSums<kEnergy> sums;
   if (i < a.n) {
     const PackedAtom pi = p[i];
     const double fpi = e.fp[i];
@@ -50,26 +50,11 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
       if (r2 >= e.eval.cutsq) continue;
       double fpair, phi;
       e.eval.pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
-      f[0] -= fpair * d.x;
-      f[1] -= fpair * d.y;
-      f[2] -= fpair * d.z;
-      if (kEnergy) {
-        acc[0] += 0.5 * phi;
-        const double h = 0.5 * fpair;
-        acc[1] += h * d.x * d.x; acc[2] += h * d.x * d.y; acc[3] += h * d.x * d.z;
-        acc[4] += h * d.y * d.x; acc[5] += h * d.y * d.y; acc[6] += h * d.y * d.z;
-        acc[7] += h * d.z * d.x; acc[8] += h * d.z * d.y; acc[9] += h * d.z * d.z;
-      }
+      sums.add_pair(d, fpair, phi);
     }
-    a.fx[i] = f[0];
-    a.fy[i] = f[1];
-    a.fz[i] = f[2];
-    if (kPerAtom) {
-      atom_energy[i] += acc[0];
-      for (int c = 0; c < 9; ++c) atom_virial[static_cast<long>(c) * a.n + i] = acc[1 + c];
-    }
+    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);  // adds to the embedding energy
   }
-  if (kEnergy) device::block_sum_into<kBlock, 10>(acc, totals);
+  if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals);
 }
 
 template <bool kEnergy, bool kPerAtom>

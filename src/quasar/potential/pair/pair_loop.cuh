@@ -4,6 +4,7 @@
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/packed_atom.hpp"
+#include "quasar/potential/pair/pair_sums.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
@@ -47,36 +48,20 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
                                                         NeighborRef list, double* totals, double* atom_energy,
                                                         double* atom_virial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double f[3] = {0, 0, 0}, acc[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  FullListSums<kEnergy> sums;
   if (i < a.n) {
     const PackedAtom pi = p[i];
     const int count = list.count[i];
     for (int k = 0; k < count; ++k) {
       int j, tj;
       const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
-      const double r2 = norm2(d);
       double fpair, e;
-      if (!eval(pi.type, tj, r2, fpair, e)) continue;
-      f[0] -= fpair * d.x;
-      f[1] -= fpair * d.y;
-      f[2] -= fpair * d.z;
-      if (kEnergy) {
-        acc[0] += 0.5 * e;
-        const double h = 0.5 * fpair;
-        acc[1] += h * d.x * d.x; acc[2] += h * d.x * d.y; acc[3] += h * d.x * d.z;
-        acc[4] += h * d.y * d.x; acc[5] += h * d.y * d.y; acc[6] += h * d.y * d.z;
-        acc[7] += h * d.z * d.x; acc[8] += h * d.z * d.y; acc[9] += h * d.z * d.z;
-      }
+      if (eval(pi.type, tj, norm2(d), fpair, e)) sums.add_pair(d, fpair, e);
     }
-    a.fx[i] = f[0];
-    a.fy[i] = f[1];
-    a.fz[i] = f[2];
-    if (kPerAtom) {
-      atom_energy[i] = acc[0];
-      for (int c = 0; c < 9; ++c) atom_virial[static_cast<long>(c) * a.n + i] = acc[1 + c];
-    }
+    if (kPerAtom) atom_energy[i] = 0;
+    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);
   }
-  if (kEnergy) device::block_sum_into<128, 10>(acc, totals);
+  if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals);
 }
 
 template <class Eval>
