@@ -136,12 +136,12 @@ void Simulation::run() {
     const bool frame_now = !o.trajectory.empty() && step_ % o.trajectory_every == 0;
     const bool energy = thermo_now || frame_now;
     integrator_.advance(step_, atoms_, list_, *potential_, out_, {energy, energy, false});
-    if (thermo_now) {
-      list_.check_overflow();
-      write_thermo(thermo());
-    }
+    const bool checkpoint_now = !o.checkpoint.empty() && (step_ % o.checkpoint_every == 0 || step_ == last);
+    // A GPU list that ran out of room is caught before anything computed with it is written.
+    if (thermo_now || frame_now || checkpoint_now) list_.check_overflow();
+    if (thermo_now) write_thermo(thermo());
     if (frame_now) write_frame();
-    if (!o.checkpoint.empty() && (step_ % o.checkpoint_every == 0 || step_ == last)) write_checkpoint(o.checkpoint);
+    if (checkpoint_now) write_checkpoint(o.checkpoint);
     progress.update(step_);
   }
   progress.finish(step_);
