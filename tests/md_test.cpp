@@ -123,6 +123,44 @@ TEST_P(Dynamics, StochasticCellRescalingReachesTheTargetPressure) {
   EXPECT_LT(a, 3.66);
 }
 
+TEST_P(Dynamics, AnisotropicCellRescalingRelaxesEachAxis) {
+  // A crystal stretched along x and compressed along z: each axis must find zero stress on its own.
+  Structure s = io::make_lattice("fcc", "Cu", 3.615, {4, 4, 4});
+  const Mat3 strain{{{1.02, 0, 0}, {0, 1.0, 0}, {0, 0, 0.98}}};
+  const Box old = s.box;
+  s.box.set_matrix(old.h * strain);
+  for (auto& r : s.positions) r = r * strain;
+  md::MdSettings st = quiet("npt", 0, 2.0, 300);
+  st.integrator.pressure = 0.0;
+  st.integrator.anisotropic = true;
+  st.integrator.tau_p = 0.2;
+  st.integrator.tau_t = 0.05;
+  st.integrator.barostat_every = 5;
+  md::Simulation sim(s, std::move(eam_), st, GetParam());
+  const md::Thermo t0 = sim.thermo();
+  Vec3 p{}, len{};
+  int n = 0;
+  for (long k = 1; k <= 12000; ++k) {
+    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {true, true, false});
+    if (k > 4000 && k % 50 == 0) {
+      const md::Thermo t = sim.thermo();
+      for (int a = 0; a < 3; ++a) {
+        p[a] += t.pressure_tensor(a, a);
+        len[a] += sim.atoms().box().h(a, a) / 4.0;
+      }
+      ++n;
+    }
+  }
+  std::printf("anisotropic SCR: start Pxx %.0f Pzz %.0f bar; mean Pxx %.0f Pyy %.0f Pzz %.0f bar; a = %.4f %.4f %.4f Å\n",
+              t0.pressure_tensor(0, 0), t0.pressure_tensor(2, 2), p.x / n, p.y / n, p.z / n, len.x / n, len.y / n,
+              len.z / n);
+  EXPECT_LT(t0.pressure_tensor(0, 0), t0.pressure_tensor(2, 2) - 1e4) << "the strain makes the axes differ";
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(p[a] / n, 0.0, 3000.0) << "axis " << a;
+    EXPECT_NEAR(len[a] / n, 3.633, 0.01) << "axis " << a << ": the crystal is cubic again";
+  }
+}
+
 TEST_P(Dynamics, FireRelaxesAtomsAndCell) {
   // Atoms displaced and the cell strained: FIRE with the cell finds the fcc minimum of Cu_u3.
   Structure s = test::distorted_fcc({3, 3, 3}, 3.70, 0.05, 0.05, 31);
