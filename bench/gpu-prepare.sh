@@ -15,5 +15,10 @@ if command -v lmp >/dev/null; then
   cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
   bins+=(/usr/bin/lmp)
 fi
+# Reference data the tests read (small files only).
+if [ -d ../shared/reference/deepmd ]; then
+  mkdir -p .gpu/shared/reference/deepmd
+  cp ../shared/reference/deepmd/*.yaml .gpu/shared/reference/deepmd/
+fi
 ../shared/tools/collect-libs .gpu/lib "${bins[@]}"
 du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/carry: /'

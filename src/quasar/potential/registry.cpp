@@ -1,5 +1,6 @@
 #include "quasar/potential/registry.hpp"
 
+#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
 
@@ -9,7 +10,14 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
   const std::string type = t.get_string("type");
   if (type == "lj") return std::make_unique<LennardJones>(t);
   if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
-  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam");
+  if (type == "deepmd") {
+    t.allow_only({"type", "file"});
+    std::filesystem::path p(t.get_string("file"));
+    if (p.is_relative()) p = base_dir / p;
+    if (!std::filesystem::exists(p)) t.fail("file", "model file '" + p.string() + "' not found");
+    return std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(p.string()));
+  }
+  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam, deepmd");
 }
 
 namespace {
@@ -22,12 +30,15 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path, 0, "model file not found");
   if (ends_with(path, ".eam")) return std::make_unique<Eam>(Eam::from_funcfl({{"*", path}}));
   if (ends_with(path, ".eam.alloy") || ends_with(path, ".setfl")) return std::make_unique<Eam>(Eam::from_setfl(path));
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
+    return std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(path));
   if (ends_with(path, ".toml")) {
     const toml::table root = parse_toml_file(path);
     const ConfigTable top{&root, path, ""};
     return make_potential(top.require_sub("potential"), std::filesystem::path(path).parent_path());
   }
-  throw InputError(path, 0, "unknown model format (expected .eam, .eam.alloy or a .toml file with [potential])");
+  throw InputError(path, 0,
+                   "unknown model format (expected .eam, .eam.alloy, a DeePMD-kit .yaml or a .toml file with [potential])");
 }
 
 }  // namespace quasar

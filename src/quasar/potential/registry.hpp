@@ -12,8 +12,8 @@ namespace quasar {
 // relative to base_dir (the input file's folder).
 std::unique_ptr<Potential> make_potential(const ConfigTable& potential, const std::filesystem::path& base_dir);
 
-// A model file for `quasar eval --model`: an EAM file (.eam funcfl, .eam.alloy / .eam.fs-less setfl)
-// or a TOML file holding a [potential] table.
+// A model file for `quasar eval --model`: an EAM file (.eam funcfl, .eam.alloy setfl), a
+// DeePMD-kit .yaml model, or a TOML file holding a [potential] table.
 std::unique_ptr<Potential> load_model(const std::string& path);
 
 }  // namespace quasar

@@ -1,0 +1,232 @@
+#include "quasar/potential/dp/deep_potential.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "quasar/core/error.hpp"
+
+namespace quasar::dp {
+
+namespace {
+
+// One neighbour slot of an atom: displacement d = r_j - r_i, environment row R and dR/dd.
+struct Slot {
+  int j = -1;  // -1: padding
+  Vec3 d{};
+  double R[4] = {0, 0, 0, 0};
+  double dR[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+};
+
+// Smooth switch from 1 at rcut_smth to 0 at rcut, and its derivative.
+void switch_fn(double r, double rs, double rc, double& w, double& dw) {
+  if (r <= rs) {
+    w = 1;
+    dw = 0;
+  } else if (r >= rc) {
+    w = 0;
+    dw = 0;
+  } else {
+    const double u = (r - rs) / (rc - rs);
+    w = u * u * u * (-6 * u * u + 15 * u - 10) + 1;
+    dw = (u * u * (-30 * u * u + 60 * u - 30)) / (rc - rs);
+  }
+}
+
+// Per-atom working state of the descriptor and its gradient.
+struct AtomWork {
+  std::vector<Slot> slots;
+  std::vector<double> rhat, G, dG;  // nnei x 4, nnei x M, nnei x M
+  std::vector<double> gr, D;        // M x 4, M x axis
+};
+
+}  // namespace
+
+DeepPotential::DeepPotential(DpModel model) : model_(std::move(model)) {}
+
+DeepPotential DeepPotential::from_file(const std::string& path) { return DeepPotential(read_dp_yaml(path)); }
+
+void DeepPotential::bind_types(const std::vector<std::string>& names) {
+  model_type_.clear();
+  for (const auto& n : names) {
+    auto it = std::find(model_.type_map.begin(), model_.type_map.end(), n);
+    if (it == model_.type_map.end()) {
+      std::string known;
+      for (const auto& t : model_.type_map) known += " " + t;
+      throw Error("deepmd: atom type '" + n + "' is not in the model's type_map (" + known + " )");
+    }
+    model_type_.push_back(static_cast<int>(it - model_.type_map.begin()));
+  }
+}
+
+namespace {
+
+// Environment of atom i: the nearest sel[t] neighbours of each type within rcut, nearest first.
+void environment(const SeE2A& de, const AtomsRef& a, const NeighborRef& list, const std::vector<int>& mtype, int i,
+                 std::vector<Slot>& slots) {
+  const int nt = static_cast<int>(de.sel.size());
+  std::vector<std::vector<std::pair<double, int>>> by_type(nt);  // (r, k)
+  std::vector<Vec3> disp(list.count[i]);
+  for (int k = 0; k < list.count[i]; ++k) {
+    int j;
+    disp[k] = list.delta(a.box, a.x, a.y, a.z, i, k, j);
+    const double r = std::sqrt(norm2(disp[k]));
+    if (r < de.rcut) by_type[mtype[a.type[j]]].push_back({r, k});
+  }
+  slots.assign(de.nnei(), Slot{});
+  int base = 0;
+  for (int t = 0; t < nt; ++t) {
+    auto& v = by_type[t];
+    std::stable_sort(v.begin(), v.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+    const int keep = std::min(static_cast<int>(v.size()), de.sel[t]);
+    for (int s = 0; s < keep; ++s) {
+      Slot& sl = slots[base + s];
+      const int k = v[s].second;
+      sl.j = list.index[list.slot_of(i, k)];
+      sl.d = disp[k];
+      const double r = v[s].first + de.env_protection;
+      double w, dw;
+      switch_fn(r, de.rcut_smth, de.rcut, w, dw);
+      const double r2 = r * r, inv_r = 1.0 / r;
+      const double dd[3] = {sl.d.x, sl.d.y, sl.d.z};
+      sl.R[0] = w * inv_r;
+      for (int c = 0; c < 3; ++c) sl.R[1 + c] = w * dd[c] / r2;
+      // dR/dd_m, with dr/dd_m = d_m / r.
+      for (int m = 0; m < 3; ++m) {
+        const double drm = dd[m] * inv_r;
+        sl.dR[0][m] = (dw * inv_r - w / r2) * drm;
+        for (int c = 0; c < 3; ++c)
+          sl.dR[1 + c][m] = (c == m ? w / r2 : 0.0) + dd[c] * (dw / r2 - 2 * w / (r2 * r)) * drm;
+      }
+    }
+    base += de.sel[t];
+  }
+}
+
+// Descriptor of atom i (centre model type ti) into w.D, keeping what the gradient needs.
+void descriptor(const DpModel& model, int ti, AtomWork& w) {
+  const SeE2A& de = model.descriptor;
+  const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron, nt = model.ntypes();
+  w.rhat.assign(static_cast<std::size_t>(nnei) * 4, 0.0);
+  w.G.assign(static_cast<std::size_t>(nnei) * M, 0.0);
+  w.dG.assign(static_cast<std::size_t>(nnei) * M, 0.0);
+  w.gr.assign(static_cast<std::size_t>(M) * 4, 0.0);
+  std::vector<double> y, dy;
+  int slot = 0;
+  for (int t = 0; t < nt; ++t)
+    for (int s = 0; s < de.sel[t]; ++s, ++slot) {
+      const std::size_t off = (static_cast<std::size_t>(ti) * nnei + slot) * 4;
+      for (int c = 0; c < 4; ++c) w.rhat[slot * 4 + c] = (w.slots[slot].R[c] - de.davg[off + c]) / de.dstd[off + c];
+      de.embedding(ti, t, nt).forward_scalar(w.rhat[slot * 4], y, dy);
+      for (int a = 0; a < M; ++a) {
+        w.G[static_cast<std::size_t>(slot) * M + a] = y[a];
+        w.dG[static_cast<std::size_t>(slot) * M + a] = dy[a];
+        for (int c = 0; c < 4; ++c) w.gr[a * 4 + c] += y[a] * w.rhat[slot * 4 + c];
+      }
+    }
+  for (double& g : w.gr) g /= nnei;
+  w.D.assign(static_cast<std::size_t>(M) * axis, 0.0);
+  for (int a = 0; a < M; ++a)
+    for (int b = 0; b < axis; ++b) {
+      double s = 0;
+      for (int c = 0; c < 4; ++c) s += w.gr[a * 4 + c] * w.gr[b * 4 + c];
+      w.D[a * axis + b] = s;
+    }
+}
+
+}  // namespace
+
+std::vector<double> DeepPotential::descriptors(AtomState& atoms, const NeighborRef& list) {
+  if (atoms.backend() != Backend::Cpu) throw Error("deepmd descriptors: CPU only");
+  if (model_type_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
+  const AtomsRef a = atoms.ref();
+  std::vector<double> all;
+  AtomWork w;
+  for (int i = 0; i < a.n; ++i) {
+    environment(model_.descriptor, a, list, model_type_, i, w.slots);
+    descriptor(model_, model_type_[a.type[i]], w);
+    all.insert(all.end(), w.D.begin(), w.D.end());
+  }
+  return all;
+}
+
+void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+  if (atoms.backend() != Backend::Cpu) throw Error("deepmd: the GPU evaluation is not implemented yet; use device cpu");
+  if (model_type_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
+  const SeE2A& de = model_.descriptor;
+  const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron;
+  AtomsRef a = atoms.ref();
+  const std::size_t n = static_cast<std::size_t>(a.n);
+  for (int i = 0; i < a.n; ++i) a.fx[i] = a.fy[i] = a.fz[i] = 0;
+  if (req.per_atom) {
+    out.atom_energy.resize(n);
+    out.atom_virial.resize(9 * n);
+    out.atom_energy.set_zero();
+    out.atom_virial.set_zero();
+  }
+  double energy = 0, wsum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  AtomWork w;
+  Network::Trace trace;
+  std::vector<double> gD(static_cast<std::size_t>(M) * axis), ggr(static_cast<std::size_t>(M) * 4);
+  for (int i = 0; i < a.n; ++i) {
+    const int ti = model_type_[a.type[i]];
+    environment(de, a, list, model_type_, i, w.slots);
+    descriptor(model_, ti, w);
+    const Network& fit = model_.fitting[ti];
+    fit.forward(w.D.data(), trace);
+    const double ei = trace.acts.back()[0] + model_.bias_atom_e[ti] + model_.out_bias[ti];
+    energy += ei;
+    if (req.per_atom) out.atom_energy[i] += ei;
+    // Backward: energy -> descriptor -> gr -> (R_hat, G) -> R -> displacements.
+    const double one = 1.0;
+    fit.backward(trace, &one, gD.data());
+    for (int p = 0; p < M; ++p)
+      for (int c = 0; c < 4; ++c) {
+        double s = 0;
+        for (int b = 0; b < axis; ++b) s += gD[p * axis + b] * w.gr[b * 4 + c];
+        if (p < axis)
+          for (int q = 0; q < M; ++q) s += gD[q * axis + p] * w.gr[q * 4 + c];
+        ggr[p * 4 + c] = s / nnei;
+      }
+    for (int slot = 0; slot < nnei; ++slot) {
+      const Slot& sl = w.slots[slot];
+      if (sl.j < 0) continue;  // padding rows do not move with any atom
+      const double* G = &w.G[static_cast<std::size_t>(slot) * M];
+      const double* dG = &w.dG[static_cast<std::size_t>(slot) * M];
+      const double* rh = &w.rhat[slot * 4];
+      double grh[4] = {0, 0, 0, 0};
+      for (int c = 0; c < 4; ++c)
+        for (int q = 0; q < M; ++q) grh[c] += ggr[q * 4 + c] * G[q];
+      for (int q = 0; q < M; ++q) {
+        double gG = 0;
+        for (int c = 0; c < 4; ++c) gG += ggr[q * 4 + c] * rh[c];
+        grh[0] += gG * dG[q];
+      }
+      const std::size_t off = (static_cast<std::size_t>(ti) * nnei + slot) * 4;
+      double gd[3] = {0, 0, 0};  // dE/dd
+      for (int c = 0; c < 4; ++c) {
+        const double gR = grh[c] / de.dstd[off + c];
+        for (int m = 0; m < 3; ++m) gd[m] += gR * sl.dR[c][m];
+      }
+      const int j = sl.j;
+      a.fx[j] -= gd[0];
+      a.fy[j] -= gd[1];
+      a.fz[j] -= gd[2];
+      a.fx[i] += gd[0];
+      a.fy[i] += gd[1];
+      a.fz[i] += gd[2];
+      const double dd[3] = {sl.d.x, sl.d.y, sl.d.z};
+      for (int p = 0; p < 3; ++p)
+        for (int q = 0; q < 3; ++q) {
+          // DeePMD-kit's convention: -(dE/dd)_p d_q, given to the neighbour. Summed over atoms it
+          // equals the symmetric total virial.
+          const double v = -gd[p] * dd[q];
+          wsum[p * 3 + q] += v;
+          if (req.per_atom) out.atom_virial[(p * 3 + q) * n + j] += v;
+        }
+    }
+  }
+  out.totals[0] = energy;
+  for (int c = 0; c < 9; ++c) out.totals[1 + c] = wsum[c];
+}
+
+}  // namespace quasar::dp

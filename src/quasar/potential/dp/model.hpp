@@ -1,0 +1,47 @@
+#pragma once
+// Deep Potential energy models with the se_e2_a descriptor, as DeePMD-kit v3 serialises them
+// (backend-independent .yaml; the same dictionary is what .dp files hold as JSON).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "quasar/potential/dp/network.hpp"
+
+namespace quasar::dp {
+
+struct SeE2A {
+  double rcut = 0, rcut_smth = 0, env_protection = 0;
+  std::vector<int> sel;  // neighbour slots per type
+  int axis_neuron = 0;
+  bool type_one_side = true;
+  std::vector<Network> embeddings;  // ntypes (one side) or ntypes^2 (index centre + neighbour * ntypes)
+  std::vector<double> davg, dstd;   // [ntypes][nnei][4]
+  int nnei() const {
+    int n = 0;
+    for (int s : sel) n += s;
+    return n;
+  }
+  int m() const { return embeddings.empty() ? 0 : embeddings.front().out_dim(); }
+  const Network& embedding(int centre, int neighbour, int ntypes) const {
+    return embeddings[type_one_side ? neighbour : centre + neighbour * ntypes];
+  }
+};
+
+struct DpModel {
+  std::vector<std::string> type_map;
+  SeE2A descriptor;
+  std::vector<Network> fitting;     // per centre type
+  std::vector<double> bias_atom_e;  // per type
+  std::vector<double> out_bias;     // per type
+  int ntypes() const { return static_cast<int>(type_map.size()); }
+};
+
+// The model dictionary (top level with "model", or the model itself); `origin` names the file in
+// errors, which say what is not supported.
+DpModel model_from_json(const nlohmann::json& root, const std::string& origin);
+DpModel read_dp_yaml(const std::string& path);
+// A YAML document as JSON (numbers, booleans and null recognised in plain scalars).
+nlohmann::json yaml_file_to_json(const std::string& path);
+
+}  // namespace quasar::dp
