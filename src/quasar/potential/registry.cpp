@@ -11,11 +11,20 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
   if (type == "lj") return std::make_unique<LennardJones>(t);
   if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
   if (type == "deepmd") {
-    t.allow_only({"type", "file"});
+    t.allow_only({"type", "file", "fparam", "aparam"});
     std::filesystem::path p(t.get_string("file"));
     if (p.is_relative()) p = base_dir / p;
     if (!std::filesystem::exists(p)) t.fail("file", "model file '" + p.string() + "' not found");
-    return std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(p.string()));
+    auto pot = std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(p.string()));
+    try {
+      if (t.has("fparam")) pot->set_fparam(t.get_doubles("fparam"));
+      if (t.has("aparam")) pot->set_aparam(t.get_doubles("aparam"));  // the same for every atom
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      t.fail(t.has("aparam") ? "aparam" : "fparam", e.what());
+    }
+    return pot;
   }
   t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam, deepmd");
 }

@@ -45,6 +45,28 @@ DeepPotential::DeepPotential(DpModel model) : model_(std::move(model)) {}
 
 DeepPotential DeepPotential::from_file(const std::string& path) { return DeepPotential(read_dp_yaml(path)); }
 
+void DeepPotential::set_fparam(std::vector<double> f) {
+  if (static_cast<int>(f.size()) != model_.numb_fparam)
+    throw Error("deepmd: the model takes " + std::to_string(model_.numb_fparam) + " frame parameters, got " +
+                std::to_string(f.size()));
+  fparam_ = std::move(f);
+}
+
+void DeepPotential::set_aparam(std::vector<double> a) {
+  if (model_.numb_aparam == 0 || a.size() % model_.numb_aparam != 0)
+    throw Error("deepmd: the model takes " + std::to_string(model_.numb_aparam) + " atomic parameters per atom, got " +
+                std::to_string(a.size()) + " values");
+  aparam_ = std::move(a);
+}
+
+void DeepPotential::check_parameters(int atoms) const {
+  if (static_cast<int>(fparam_.size()) != model_.numb_fparam)
+    throw Error("deepmd: the model needs " + std::to_string(model_.numb_fparam) + " frame parameters (fparam)");
+  if (model_.numb_aparam > 0 && aparam_.size() != static_cast<std::size_t>(model_.numb_aparam) &&
+      aparam_.size() != static_cast<std::size_t>(atoms) * model_.numb_aparam)
+    throw Error("deepmd: the model needs " + std::to_string(model_.numb_aparam) + " atomic parameters (aparam) per atom");
+}
+
 void DeepPotential::bind_types(const std::vector<std::string>& names) {
   model_type_.clear();
   for (const auto& n : names) {
@@ -135,18 +157,38 @@ void descriptor(const DpModel& model, int ti, AtomWork& w) {
 
 }  // namespace
 
-std::vector<double> DeepPotential::descriptors(AtomState& atoms, const NeighborRef& list) {
-  if (atoms.backend() != Backend::Cpu) throw Error("deepmd descriptors: CPU only");
+DeepPotential::Intermediates DeepPotential::intermediates(AtomState& atoms, const NeighborRef& list) {
+  if (atoms.backend() != Backend::Cpu) throw Error("deepmd intermediates: CPU only");
   if (model_type_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
   const AtomsRef a = atoms.ref();
-  std::vector<double> all;
+  check_parameters(a.n);
+  Intermediates out;
   AtomWork w;
+  Network::Trace trace;
+  std::vector<double> in;
   for (int i = 0; i < a.n; ++i) {
+    const int ti = model_type_[a.type[i]];
     environment(model_.descriptor, a, list, model_type_, i, w.slots);
-    descriptor(model_, model_type_[a.type[i]], w);
-    all.insert(all.end(), w.D.begin(), w.D.end());
+    descriptor(model_, ti, w);
+    out.descriptor.insert(out.descriptor.end(), w.D.begin(), w.D.end());
+    fitting_input(w.D, a.id[i], in);
+    model_.fitting[ti].forward(in.data(), trace);
+    const auto& ll = trace.acts[trace.acts.size() - 2];
+    out.fit_ll.insert(out.fit_ll.end(), ll.begin(), ll.end());
   }
-  return all;
+  return out;
+}
+
+// Descriptor, then the normalised frame and atomic parameters of atom `id`.
+void DeepPotential::fitting_input(const std::vector<double>& d, long id, std::vector<double>& in) const {
+  in.assign(d.begin(), d.end());
+  for (int p = 0; p < model_.numb_fparam; ++p) in.push_back((fparam_[p] - model_.fparam_avg[p]) * model_.fparam_inv_std[p]);
+  for (int p = 0; p < model_.numb_aparam; ++p) {
+    const std::size_t at = aparam_.size() == static_cast<std::size_t>(model_.numb_aparam)
+                               ? p
+                               : static_cast<std::size_t>(id) * model_.numb_aparam + p;
+    in.push_back((aparam_[at] - model_.aparam_avg[p]) * model_.aparam_inv_std[p]);
+  }
 }
 
 void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
@@ -166,13 +208,16 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
   double energy = 0, wsum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   AtomWork w;
   Network::Trace trace;
-  std::vector<double> gD(static_cast<std::size_t>(M) * axis), ggr(static_cast<std::size_t>(M) * 4);
+  check_parameters(a.n);
+  std::vector<double> fit_in, gD(static_cast<std::size_t>(M) * axis + model_.numb_fparam + model_.numb_aparam),
+      ggr(static_cast<std::size_t>(M) * 4);
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
     environment(de, a, list, model_type_, i, w.slots);
     descriptor(model_, ti, w);
     const Network& fit = model_.fitting[ti];
-    fit.forward(w.D.data(), trace);
+    fitting_input(w.D, a.id[i], fit_in);
+    fit.forward(fit_in.data(), trace);
     const double ei = trace.acts.back()[0] + model_.bias_atom_e[ti] + model_.out_bias[ti];
     energy += ei;
     if (req.per_atom) out.atom_energy[i] += ei;

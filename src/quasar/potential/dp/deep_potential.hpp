@@ -22,12 +22,24 @@ class DeepPotential : public Potential {
   void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) override;
 
   const DpModel& model() const { return model_; }
-  // The descriptor of every atom (n x M*axis_neuron), for checks against DeePMD-kit.
-  std::vector<double> descriptors(AtomState& atoms, const NeighborRef& list);
+  // Frame parameters (numb_fparam values) and atomic parameters: numb_aparam values for every atom
+  // (in input order), or numb_aparam values that all atoms share.
+  void set_fparam(std::vector<double> f);
+  void set_aparam(std::vector<double> a);
+  // Intermediate results of every atom, for checks against DeePMD-kit: the descriptor (n x
+  // M*axis_neuron) and the input of the last fitting layer (n x its width).
+  struct Intermediates {
+    std::vector<double> descriptor, fit_ll;
+  };
+  Intermediates intermediates(AtomState& atoms, const NeighborRef& list);
 
  private:
+  void check_parameters(int atoms) const;
+  void fitting_input(const std::vector<double>& descriptor, long id, std::vector<double>& in) const;
+
   DpModel model_;
   std::vector<int> model_type_;  // structure type -> model type
+  std::vector<double> fparam_, aparam_;
 };
 
 }  // namespace quasar::dp

@@ -175,18 +175,30 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
   const auto& f = r.at(m, "fitting", "model");
   r.check_version(f, 3, "model.fitting");
   if (f.value("type", std::string("ener")) != "ener") r.fail("model.fitting.type", "only energy fitting is supported");
-  if (f.value("numb_fparam", 0) != 0 || f.value("numb_aparam", 0) != 0)
-    r.fail("model.fitting", "frame and atomic parameters are not supported yet");
+  model.numb_fparam = f.value("numb_fparam", 0);
+  model.numb_aparam = f.value("numb_aparam", 0);
+  if (f.value("use_aparam_as_mask", false)) r.fail("model.fitting.use_aparam_as_mask", "is not supported");
   if (f.value("mixed_types", false)) r.fail("model.fitting.mixed_types", "mixed-type fitting is not supported");
   const auto& fnets = r.at(r.at(f, "nets", "model.fitting"), "networks", "model.fitting.nets");
   for (std::size_t k = 0; k < fnets.size(); ++k)
     model.fitting.push_back(r.network(fnets[k], "model.fitting.nets.networks[" + std::to_string(k) + "]"));
   if (static_cast<int>(model.fitting.size()) != nt) r.fail("model.fitting.nets", "needs one network per type");
-  const int dim = de.m() * de.axis_neuron;
+  const int dim = de.m() * de.axis_neuron + model.numb_fparam + model.numb_aparam;
   for (const auto& net : model.fitting)
     if (net.in_dim() != dim || net.out_dim() != 1)
       r.fail("model.fitting.nets", "fitting input must be " + std::to_string(dim) + " wide with one output");
-  model.bias_atom_e = r.array(r.at(r.at(f, "@variables", "model.fitting"), "bias_atom_e", "model.fitting"), "bias_atom_e");
+  const auto& fv = r.at(f, "@variables", "model.fitting");
+  model.bias_atom_e = r.array(r.at(fv, "bias_atom_e", "model.fitting.@variables"), "bias_atom_e");
+  auto stats = [&](const char* key, int n, double fallback) {
+    std::vector<double> v(n, fallback);
+    if (n > 0 && fv.contains(key) && !fv.at(key).is_null()) v = r.array(fv.at(key), key);
+    if (static_cast<int>(v.size()) != n) r.fail(std::string("model.fitting.@variables.") + key, "wrong size");
+    return v;
+  };
+  model.fparam_avg = stats("fparam_avg", model.numb_fparam, 0.0);
+  model.fparam_inv_std = stats("fparam_inv_std", model.numb_fparam, 1.0);
+  model.aparam_avg = stats("aparam_avg", model.numb_aparam, 0.0);
+  model.aparam_inv_std = stats("aparam_inv_std", model.numb_aparam, 1.0);
   if (static_cast<int>(model.bias_atom_e.size()) != nt) r.fail("model.fitting.bias_atom_e", "needs one value per type");
   model.out_bias.assign(nt, 0.0);
   if (m.contains("@variables") && m.at("@variables").contains("out_bias")) {

@@ -34,6 +34,9 @@ struct DpModel {
   std::vector<Network> fitting;     // per centre type
   std::vector<double> bias_atom_e;  // per type
   std::vector<double> out_bias;     // per type
+  // Frame and atomic parameters appended (normalised) to the fitting input after the descriptor.
+  int numb_fparam = 0, numb_aparam = 0;
+  std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
   int ntypes() const { return static_cast<int>(type_map.size()); }
 };
 
