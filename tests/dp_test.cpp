@@ -1,8 +1,10 @@
 // Deep Potential inference against DeePMD-kit's own expected values (deeppot-testcase.yaml).
 #include <cmath>
+#include <fstream>
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/dp/model_io.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/registry.hpp"
@@ -63,7 +65,7 @@ class DeepPotentialReference : public testing::Test {
 };
 
 TEST_F(DeepPotentialReference, ReadsTheModel) {
-  const dp::DpModel m = dp::read_dp_yaml(model_);
+  const dp::DpModel m = dp::read_dp_model(model_);
   EXPECT_EQ(m.type_map, (std::vector<std::string>{"O", "H"}));
   EXPECT_EQ(m.descriptor.sel, (std::vector<int>{46, 92}));
   EXPECT_EQ(m.descriptor.m(), 12);
@@ -162,6 +164,58 @@ TEST_F(DeepPotentialReference, NveConservesEnergy) {
   std::printf("DP NVE, 48 atoms, 0.2 fs, 400 steps: max |E - E0| = %.3g eV (kinetic energy %.3g eV)\n", worst,
               sim.thermo().kinetic);
   EXPECT_LT(worst, 1e-4);
+}
+
+TEST_F(DeepPotentialReference, YamlAndDpFilesWrittenByQuasarGiveIdenticalResults) {
+  const auto dir = test::scratch_dir("dp-files");
+  const nlohmann::json dict = dp::read_model_dict(model_);
+  const std::string dp_file = (dir / "model.dp").string(), yaml_file = (dir / "again.yaml").string();
+  dp::write_model_dict(dp_file, dict);
+  dp::write_model_dict(yaml_file, dp::read_model_dict(dp_file));
+  const Structure s = read_cases(cases_)[2].s;
+  dp::DeepPotential from_yaml = dp::DeepPotential::from_file(model_);
+  const Evaluation want = evaluate(from_yaml, s, Backend::Cpu, true);
+  for (const std::string& f : {dp_file, yaml_file}) {
+    dp::DeepPotential pot = dp::DeepPotential::from_file(f);
+    const Evaluation got = evaluate(pot, s, Backend::Cpu, true);
+    EXPECT_EQ(got.energy, want.energy) << f;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (int m = 0; m < 3; ++m) EXPECT_EQ(got.forces[i][m], want.forces[i][m]) << f;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DeepPotentialFiles, ReadsFullSizeDpModels) {
+  const std::string water = test::shared_path("reference/deepmd/bench/water-se_e2_a-bench.dp");
+  const std::string copper = test::shared_path("reference/deepmd/bench/copper-se_e2_a-bench.dp");
+  if (water.empty() || copper.empty()) GTEST_SKIP() << "../shared/reference/deepmd/bench is not here";
+  const dp::DpModel w = dp::read_dp_model(water);
+  EXPECT_EQ(w.type_map, (std::vector<std::string>{"O", "H"}));
+  EXPECT_EQ(w.descriptor.sel, (std::vector<int>{46, 92}));
+  EXPECT_EQ(w.descriptor.m(), 100);
+  EXPECT_EQ(w.descriptor.axis_neuron, 16);
+  EXPECT_EQ(w.fitting[1].layers.size(), 4u);
+  EXPECT_EQ(w.fitting[1].layers[0].out, 240);
+  const dp::DpModel c = dp::read_dp_model(copper);
+  EXPECT_EQ(c.descriptor.sel, (std::vector<int>{512}));
+  EXPECT_DOUBLE_EQ(c.descriptor.rcut, 8.0);
+}
+
+TEST(DeepPotentialFiles, MalformedDpFiles) {
+  const auto dir = test::scratch_dir("dp-bad");
+  const std::string text = (dir / "text.dp").string();
+  std::ofstream(text) << "not hdf5";
+  EXPECT_THROW(dp::read_dp_model(text), InputError);
+  // A .dp whose JSON names a dataset that is not there.
+  const std::string missing = (dir / "missing.dp").string();
+  dp::write_dp_h5(missing, {{"model", {{"x", 1}}}});
+  try {
+    dp::read_dp_model(missing);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.dp: model: missing key 'type_map'"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(DeepPotentialFiles, UnsupportedModelsAreRejectedWithTheReason) {

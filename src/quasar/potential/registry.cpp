@@ -39,7 +39,7 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path, 0, "model file not found");
   if (ends_with(path, ".eam")) return std::make_unique<Eam>(Eam::from_funcfl({{"*", path}}));
   if (ends_with(path, ".eam.alloy") || ends_with(path, ".setfl")) return std::make_unique<Eam>(Eam::from_setfl(path));
-  if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".dp"))
     return std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(path));
   if (ends_with(path, ".toml")) {
     const toml::table root = parse_toml_file(path);
@@ -47,7 +47,7 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
     return make_potential(top.require_sub("potential"), std::filesystem::path(path).parent_path());
   }
   throw InputError(path, 0,
-                   "unknown model format (expected .eam, .eam.alloy, a DeePMD-kit .yaml or a .toml file with [potential])");
+                   "unknown model format (expected .eam, .eam.alloy, a DeePMD-kit .yaml or .dp, or a .toml file with [potential])");
 }
 
 }  // namespace quasar

@@ -43,7 +43,7 @@ struct AtomWork {
 
 DeepPotential::DeepPotential(DpModel model) : model_(std::move(model)) {}
 
-DeepPotential DeepPotential::from_file(const std::string& path) { return DeepPotential(read_dp_yaml(path)); }
+DeepPotential DeepPotential::from_file(const std::string& path) { return DeepPotential(read_dp_model(path)); }
 
 void DeepPotential::set_fparam(std::vector<double> f) {
   if (static_cast<int>(f.size()) != model_.numb_fparam)

@@ -12,7 +12,7 @@ namespace quasar::dp {
 class DeepPotential : public Potential {
  public:
   explicit DeepPotential(DpModel model);
-  static DeepPotential from_file(const std::string& path);  // .yaml
+  static DeepPotential from_file(const std::string& path);  // .yaml or .dp
 
   std::string name() const override { return "deepmd"; }
   double cutoff() const override { return model_.descriptor.rcut; }

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/dp/model_io.hpp"
 
 namespace quasar::dp {
 
@@ -209,6 +210,6 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
   return model;
 }
 
-DpModel read_dp_yaml(const std::string& path) { return model_from_json(yaml_file_to_json(path), path); }
+DpModel read_dp_model(const std::string& path) { return model_from_json(read_model_dict(path), path); }
 
 }  // namespace quasar::dp

@@ -43,7 +43,8 @@ struct DpModel {
 // The model dictionary (top level with "model", or the model itself); `origin` names the file in
 // errors, which say what is not supported.
 DpModel model_from_json(const nlohmann::json& root, const std::string& origin);
-DpModel read_dp_yaml(const std::string& path);
+// A .yaml or .dp file (model_io.hpp).
+DpModel read_dp_model(const std::string& path);
 // A YAML document as JSON (numbers, booleans and null recognised in plain scalars).
 nlohmann::json yaml_file_to_json(const std::string& path);
 

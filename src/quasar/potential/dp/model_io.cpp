@@ -1,0 +1,226 @@
+#include "quasar/potential/dp/model_io.hpp"
+
+#include <hdf5.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+
+#include "quasar/core/error.hpp"
+#include "quasar/potential/dp/model.hpp"
+
+namespace quasar::dp {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool is_ndarray(const nlohmann::json& j) {
+  return j.is_object() && j.contains("@class") && j.at("@class") == "np.ndarray" && j.contains("value");
+}
+
+// Nested lists -> flat values and shape (a scalar has shape []).
+void flatten(const nlohmann::json& v, std::vector<double>& out, std::vector<hsize_t>& shape, std::size_t depth = 0) {
+  if (v.is_array()) {
+    if (shape.size() <= depth) shape.push_back(v.size());
+    for (const auto& e : v) flatten(e, out, shape, depth + 1);
+  } else {
+    out.push_back(v.is_null() ? std::nan("") : v.get<double>());
+  }
+}
+
+nlohmann::json nest(const double* data, const std::vector<hsize_t>& shape, std::size_t depth = 0) {
+  if (depth == shape.size()) return *data;
+  nlohmann::json a = nlohmann::json::array();
+  std::size_t stride = 1;
+  for (std::size_t k = depth + 1; k < shape.size(); ++k) stride *= shape[k];
+  for (hsize_t i = 0; i < shape[depth]; ++i) a.push_back(nest(data + i * stride, shape, depth + 1));
+  return a;
+}
+
+// RAII for HDF5 identifiers.
+struct H5 {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  H5(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  ~H5() {
+    if (id >= 0) close(id);
+  }
+  H5(const H5&) = delete;
+  H5& operator=(const H5&) = delete;
+};
+
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+YAML::Node to_yaml(const nlohmann::json& j) {
+  YAML::Node n;
+  switch (j.type()) {
+    case nlohmann::json::value_t::object:
+      n = YAML::Node(YAML::NodeType::Map);
+      for (const auto& [k, v] : j.items()) n[k] = to_yaml(v);
+      return n;
+    case nlohmann::json::value_t::array:
+      n = YAML::Node(YAML::NodeType::Sequence);
+      for (const auto& v : j) n.push_back(to_yaml(v));
+      return n;
+    case nlohmann::json::value_t::string: return YAML::Node(j.get<std::string>());
+    case nlohmann::json::value_t::boolean: return YAML::Node(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return YAML::Node(j.get<long>());
+    case nlohmann::json::value_t::number_unsigned: return YAML::Node(j.get<unsigned long>());
+    case nlohmann::json::value_t::number_float: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", j.get<double>());
+      std::string s(buf);
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // stays a float when read back
+      return YAML::Node(s);
+    }
+    default: return YAML::Node(YAML::NodeType::Null);
+  }
+}
+
+void replace_file(const std::string& tmp, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw Error("cannot write " + path + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+nlohmann::json read_dp_h5(const std::string& path) {
+  quiet_hdf5();
+  if (!std::filesystem::exists(path)) throw InputError(path, 0, "cannot open model file");
+  H5 file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.id < 0) throw InputError(path, 0, "not an HDF5 file");
+  if (H5Aexists(file.id, "json") <= 0) throw InputError(path, 0, "no root attribute 'json': not a DeePMD-kit .dp model");
+  H5 attr(H5Aopen(file.id, "json", H5P_DEFAULT), H5Aclose);
+  H5 type(H5Aget_type(attr.id), H5Tclose);
+  std::string text;
+  if (H5Tis_variable_str(type.id) > 0) {
+    H5 mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.id, H5T_VARIABLE);
+    H5Tset_cset(mem.id, H5Tget_cset(type.id));
+    char* buf = nullptr;
+    if (H5Aread(attr.id, mem.id, &buf) < 0 || !buf) throw InputError(path, 0, "cannot read the 'json' attribute");
+    text = buf;
+    H5free_memory(buf);
+  } else {
+    std::vector<char> buf(H5Tget_size(type.id) + 1, '\0');
+    if (H5Aread(attr.id, type.id, buf.data()) < 0) throw InputError(path, 0, "cannot read the 'json' attribute");
+    text = buf.data();
+  }
+  nlohmann::json dict;
+  try {
+    dict = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw InputError(path, 0, std::string("the 'json' attribute is not JSON: ") + e.what());
+  }
+  // Put every dataset back where its path stands.
+  const std::regex dataset_path("^/variable_[0-9]+$");
+  std::function<void(nlohmann::json&)> fill = [&](nlohmann::json& j) {
+    if (j.is_string() && std::regex_match(j.get<std::string>(), dataset_path)) {
+      const std::string name = j.get<std::string>();
+      H5 ds(H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose);
+      if (ds.id < 0) throw InputError(path, 0, "dataset " + name + " named in the model is missing");
+      H5 space(H5Dget_space(ds.id), H5Sclose);
+      const int rank = H5Sget_simple_extent_ndims(space.id);
+      std::vector<hsize_t> shape(static_cast<std::size_t>(std::max(rank, 0)));
+      if (rank > 0) H5Sget_simple_extent_dims(space.id, shape.data(), nullptr);
+      std::size_t count = 1;
+      for (hsize_t s : shape) count *= s;
+      std::vector<double> values(count);
+      if (count && H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+        throw InputError(path, 0, "cannot read dataset " + name + " as numbers");
+      H5 dtype(H5Dget_type(ds.id), H5Tclose);
+      j = {{"@class", "np.ndarray"}, {"@is_variable", true}, {"@version", 1},
+           {"dtype", H5Tget_size(dtype.id) == 4 ? "float32" : "float64"},
+           {"value", count ? nest(values.data(), shape) : nlohmann::json::array()}};
+    } else if (j.is_object() || j.is_array()) {
+      for (auto& e : j) fill(e);
+    }
+  };
+  fill(dict);
+  return dict;
+}
+
+void write_dp_h5(const std::string& path, const nlohmann::json& dict) {
+  quiet_hdf5();
+  const std::string tmp = path + ".tmp.h5";
+  {
+    H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (file.id < 0) throw Error("cannot create " + tmp);
+    int counter = 0;
+    std::function<nlohmann::json(const nlohmann::json&)> strip = [&](const nlohmann::json& j) -> nlohmann::json {
+      if (is_ndarray(j)) {
+        std::vector<double> values;
+        std::vector<hsize_t> shape;
+        flatten(j.at("value"), values, shape);
+        char name[32];
+        std::snprintf(name, sizeof name, "/variable_%04d", counter++);
+        H5 space(shape.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
+                 H5Sclose);
+        const bool single = j.value("dtype", std::string("float64")) == "float32";
+        H5 ds(H5Dcreate2(file.id, name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space.id, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT),
+              H5Dclose);
+        if (ds.id < 0 || (!values.empty() && H5Dwrite(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0))
+          throw Error("cannot write dataset " + std::string(name) + " to " + tmp);
+        return name;
+      }
+      if (j.is_object()) {
+        nlohmann::json o = nlohmann::json::object();
+        for (const auto& [k, v] : j.items()) o[k] = strip(v);
+        return o;
+      }
+      if (j.is_array()) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& v : j) a.push_back(strip(v));
+        return a;
+      }
+      return j;
+    };
+    const std::string text = strip(dict).dump();
+    H5 type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.id, H5T_VARIABLE);
+    H5Tset_cset(type.id, H5T_CSET_UTF8);
+    H5 space(H5Screate(H5S_SCALAR), H5Sclose);
+    H5 attr(H5Acreate2(file.id, "json", type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    const char* ptr = text.c_str();
+    if (attr.id < 0 || H5Awrite(attr.id, type.id, &ptr) < 0) throw Error("cannot write the json attribute to " + tmp);
+  }
+  replace_file(tmp, path);
+}
+
+void write_dp_yaml(const std::string& path, const nlohmann::json& dict) {
+  YAML::Emitter out;
+  out << to_yaml(dict);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << out.c_str() << "\n";
+    if (!f) throw Error("cannot write " + tmp);
+  }
+  replace_file(tmp, path);
+}
+
+nlohmann::json read_model_dict(const std::string& path) {
+  if (ends_with(path, ".dp")) return read_dp_h5(path);
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return yaml_file_to_json(path);
+  throw InputError(path, 0, "unknown model file type (expected .yaml or .dp)");
+}
+
+void write_model_dict(const std::string& path, const nlohmann::json& dict) {
+  if (ends_with(path, ".dp")) return write_dp_h5(path, dict);
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return write_dp_yaml(path, dict);
+  throw Error("unknown model file type for " + path + " (expected .yaml or .dp)");
+}
+
+}  // namespace quasar::dp
