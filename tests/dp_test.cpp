@@ -185,6 +185,67 @@ TEST_F(DeepPotentialReference, YamlAndDpFilesWrittenByQuasarGiveIdenticalResults
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(DeepPotentialReference, TwoSidedEmbeddingsIndexedAsDeePMDKit) {
+  // The same nets stored per (centre, neighbour) pair at index centre + neighbour * ntypes must give
+  // the one-sided model's results exactly.
+  nlohmann::json dict = dp::read_model_dict(model_);
+  auto& emb = dict["model"]["descriptor"]["embeddings"];
+  const nlohmann::json one = emb["networks"];
+  nlohmann::json two = nlohmann::json::array();
+  for (int k = 0; k < 4; ++k) two.push_back(one[k / 2]);  // neighbour type = k / ntypes
+  emb["networks"] = two;
+  emb["ndim"] = 2;
+  dict["model"]["descriptor"]["type_one_side"] = false;
+  dp::DeepPotential two_sided(dp::model_from_json(dict, "two-sided"));
+  dp::DeepPotential one_sided = dp::DeepPotential::from_file(model_);
+  const Structure s = read_cases(cases_)[0].s;
+  EXPECT_EQ(evaluate(two_sided, s, Backend::Cpu).energy, evaluate(one_sided, s, Backend::Cpu).energy);
+  // Another net for (centre 1, neighbour 0) alone must change it.
+  emb["networks"][1] = one[1];
+  dp::DeepPotential changed(dp::model_from_json(dict, "changed"));
+  EXPECT_NE(evaluate(changed, s, Backend::Cpu).energy, evaluate(one_sided, s, Backend::Cpu).energy);
+}
+
+TEST_F(DeepPotentialReference, ExcludedTypes) {
+  const Structure s = read_cases(cases_)[0].s;
+  dp::DeepPotential base = dp::DeepPotential::from_file(model_);
+  const Evaluation full = evaluate(base, s, Backend::Cpu, true);
+  auto with = [&](const char* where, const nlohmann::json& value) {
+    nlohmann::json dict = dp::read_model_dict(model_);
+    if (std::string(where) == "descriptor") dict["model"]["descriptor"]["exclude_types"] = value;
+    else dict["model"][where] = value;
+    return dp::DeepPotential(dp::model_from_json(dict, where));
+  };
+  // Atom exclusion removes exactly the atomic energies of that type.
+  dp::DeepPotential no_h = with("atom_exclude_types", {1});
+  double oxygen = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s.types[i] == 0) oxygen += full.atom_energy[i];
+  EXPECT_NEAR(evaluate(no_h, s, Backend::Cpu).energy, oxygen, 1e-12);
+  // Excluding every pair leaves no environment: constant energy, no forces.
+  const nlohmann::json all = {{0, 0}, {0, 1}, {1, 1}};
+  for (const char* where : {"descriptor", "pair_exclude_types"}) {
+    dp::DeepPotential none = with(where, all);
+    const Evaluation e = evaluate(none, s, Backend::Cpu);
+    for (const Vec3& f : e.forces) EXPECT_EQ(norm2(f), 0.0) << where;
+  }
+  // Excluding one pair type: forces remain the energy's derivatives.
+  for (const char* where : {"descriptor", "pair_exclude_types"}) {
+    dp::DeepPotential some = with(where, nlohmann::json{{0, 1}});
+    const Evaluation e = evaluate(some, s, Backend::Cpu);
+    EXPECT_GT(std::abs(e.energy - full.energy), 1e-6) << where;
+    const double h = 1e-5;
+    for (std::size_t i : {std::size_t{0}, std::size_t{4}})
+      for (int m = 0; m < 3; ++m) {
+        Structure p = s, q = s;
+        p.positions[i][m] += h;
+        q.positions[i][m] -= h;
+        const double fd = -(evaluate(some, p, Backend::Cpu).energy - evaluate(some, q, Backend::Cpu).energy) / (2 * h);
+        EXPECT_NEAR(e.forces[i][m], fd, 1e-7) << where;
+      }
+  }
+}
+
 TEST(DeepPotentialFiles, ReadsFullSizeDpModels) {
   const std::string water = test::shared_path("reference/deepmd/bench/water-se_e2_a-bench.dp");
   const std::string copper = test::shared_path("reference/deepmd/bench/copper-se_e2_a-bench.dp");
@@ -220,6 +281,8 @@ TEST(DeepPotentialFiles, MalformedDpFiles) {
 
 TEST(DeepPotentialFiles, UnsupportedModelsAreRejectedWithTheReason) {
   nlohmann::json m = {{"model", {{"type", "standard"}, {"type_map", {"A"}}, {"descriptor", {{"type", "se_atten"}}}}}};
+  EXPECT_THROW(dp::model_from_json({{"model", {{"type_map", {"A"}}, {"pair_exclude_types", {{0, 3}}}}}}, "y.yaml"),
+               InputError);
   try {
     dp::model_from_json(m, "x.yaml");
     FAIL() << "no error";

@@ -83,16 +83,20 @@ void DeepPotential::bind_types(const std::vector<std::string>& names) {
 namespace {
 
 // Environment of atom i: the nearest sel[t] neighbours of each type within rcut, nearest first.
-void environment(const SeE2A& de, const AtomsRef& a, const NeighborRef& list, const std::vector<int>& mtype, int i,
+void environment(const DpModel& model, const AtomsRef& a, const NeighborRef& list, const std::vector<int>& mtype, int i,
                  std::vector<Slot>& slots) {
+  const SeE2A& de = model.descriptor;
   const int nt = static_cast<int>(de.sel.size());
+  const int ti = mtype[a.type[i]];
   std::vector<std::vector<std::pair<double, int>>> by_type(nt);  // (r, k)
   std::vector<Vec3> disp(list.count[i]);
   for (int k = 0; k < list.count[i]; ++k) {
     int j;
     disp[k] = list.delta(a.box, a.x, a.y, a.z, i, k, j);
     const double r = std::sqrt(norm2(disp[k]));
-    if (r < de.rcut) by_type[mtype[a.type[j]]].push_back({r, k});
+    const int tj = mtype[a.type[j]];
+    // Excluded pairs leave the list after the nearest sel[t] are chosen, as DeePMD-kit does.
+    if (r < de.rcut) by_type[tj].push_back({r, model.pair_excluded[ti * nt + tj] ? -k - 1 : k});
   }
   slots.assign(de.nnei(), Slot{});
   int base = 0;
@@ -102,6 +106,7 @@ void environment(const SeE2A& de, const AtomsRef& a, const NeighborRef& list, co
     const int keep = std::min(static_cast<int>(v.size()), de.sel[t]);
     for (int s = 0; s < keep; ++s) {
       Slot& sl = slots[base + s];
+      if (v[s].second < 0) continue;  // excluded pair: stays padding
       const int k = v[s].second;
       sl.j = list.index[list.slot_of(i, k)];
       sl.d = disp[k];
@@ -137,7 +142,9 @@ void descriptor(const DpModel& model, int ti, AtomWork& w) {
   for (int t = 0; t < nt; ++t)
     for (int s = 0; s < de.sel[t]; ++s, ++slot) {
       const std::size_t off = (static_cast<std::size_t>(ti) * nnei + slot) * 4;
-      for (int c = 0; c < 4; ++c) w.rhat[slot * 4 + c] = (w.slots[slot].R[c] - de.davg[off + c]) / de.dstd[off + c];
+      const bool excluded = w.slots[slot].j >= 0 && de.excluded[ti * nt + t];
+      for (int c = 0; c < 4; ++c)
+        w.rhat[slot * 4 + c] = excluded ? 0.0 : (w.slots[slot].R[c] - de.davg[off + c]) / de.dstd[off + c];
       de.embedding(ti, t, nt).forward_scalar(w.rhat[slot * 4], y, dy);
       for (int a = 0; a < M; ++a) {
         w.G[static_cast<std::size_t>(slot) * M + a] = y[a];
@@ -168,7 +175,7 @@ DeepPotential::Intermediates DeepPotential::intermediates(AtomState& atoms, cons
   std::vector<double> in;
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
-    environment(model_.descriptor, a, list, model_type_, i, w.slots);
+    environment(model_, a, list, model_type_, i, w.slots);
     descriptor(model_, ti, w);
     out.descriptor.insert(out.descriptor.end(), w.D.begin(), w.D.end());
     fitting_input(w.D, a.id[i], in);
@@ -213,11 +220,12 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
       ggr(static_cast<std::size_t>(M) * 4);
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
-    environment(de, a, list, model_type_, i, w.slots);
+    environment(model_, a, list, model_type_, i, w.slots);
     descriptor(model_, ti, w);
     const Network& fit = model_.fitting[ti];
     fitting_input(w.D, a.id[i], fit_in);
     fit.forward(fit_in.data(), trace);
+    if (model_.atom_excluded[ti]) continue;  // no energy, no force from this centre
     const double ei = trace.acts.back()[0] + model_.bias_atom_e[ti] + model_.out_bias[ti];
     energy += ei;
     if (req.per_atom) out.atom_energy[i] += ei;
@@ -234,7 +242,7 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
       }
     for (int slot = 0; slot < nnei; ++slot) {
       const Slot& sl = w.slots[slot];
-      if (sl.j < 0) continue;  // padding rows do not move with any atom
+      if (sl.j < 0 || de.excluded[ti * model_.ntypes() + model_type_[a.type[sl.j]]]) continue;  // fixed rows
       const double* G = &w.G[static_cast<std::size_t>(slot) * M];
       const double* dG = &w.dG[static_cast<std::size_t>(slot) * M];
       const double* rh = &w.rhat[slot * 4];

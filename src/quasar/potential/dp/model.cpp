@@ -137,9 +137,25 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
   DpModel model;
   for (const auto& t : r.at(m, "type_map", "model")) model.type_map.push_back(t.get<std::string>());
   const int nt = model.ntypes();
-  for (const char* key : {"atom_exclude_types", "pair_exclude_types"})
-    if (m.contains(key) && !m.at(key).empty())
-      r.fail(std::string("model.") + key, "excluded types are not supported yet");
+  // Excluded type pairs as DeePMD-kit stores them: [[a, b], ...], meaning both orders.
+  auto pairs = [&](const nlohmann::json& list, const std::string& where) {
+    std::vector<char> mask(static_cast<std::size_t>(nt) * nt, 0);
+    for (const auto& p : list) {
+      if (!p.is_array() || p.size() != 2) r.fail(where, "expected pairs of type indices");
+      const int a = p[0].get<int>(), b = p[1].get<int>();
+      if (a < 0 || b < 0 || a >= nt || b >= nt) r.fail(where, "type index out of range");
+      mask[a * nt + b] = mask[b * nt + a] = 1;
+    }
+    return mask;
+  };
+  model.atom_excluded.assign(nt, 0);
+  if (m.contains("atom_exclude_types"))
+    for (const auto& t : m.at("atom_exclude_types")) {
+      const int a = t.get<int>();
+      if (a < 0 || a >= nt) r.fail("model.atom_exclude_types", "type index out of range");
+      model.atom_excluded[a] = 1;
+    }
+  model.pair_excluded = pairs(m.value("pair_exclude_types", nlohmann::json::array()), "model.pair_exclude_types");
 
   const auto& d = r.at(m, "descriptor", "model");
   r.check_version(d, 2, "model.descriptor");
@@ -154,8 +170,7 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
   if (static_cast<int>(de.sel.size()) != nt) r.fail("model.descriptor.sel", "needs one entry per type");
   de.axis_neuron = r.at(d, "axis_neuron", "model.descriptor").get<int>();
   de.type_one_side = d.value("type_one_side", true);
-  if (d.contains("exclude_types") && !d.at("exclude_types").empty())
-    r.fail("model.descriptor.exclude_types", "excluded type pairs are not supported yet");
+  de.excluded = pairs(d.value("exclude_types", nlohmann::json::array()), "model.descriptor.exclude_types");
   const auto& emb = r.at(d, "embeddings", "model.descriptor");
   const int ndim = r.at(emb, "ndim", "model.descriptor.embeddings").get<int>();
   if (ndim != (de.type_one_side ? 1 : 2)) r.fail("model.descriptor.embeddings.ndim", "does not match type_one_side");

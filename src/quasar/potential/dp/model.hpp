@@ -17,6 +17,7 @@ struct SeE2A {
   bool type_one_side = true;
   std::vector<Network> embeddings;  // ntypes (one side) or ntypes^2 (index centre + neighbour * ntypes)
   std::vector<double> davg, dstd;   // [ntypes][nnei][4]
+  std::vector<char> excluded;       // [ntypes][ntypes]: environment rows of these pairs are zeroed
   int nnei() const {
     int n = 0;
     for (int s : sel) n += s;
@@ -34,6 +35,8 @@ struct DpModel {
   std::vector<Network> fitting;     // per centre type
   std::vector<double> bias_atom_e;  // per type
   std::vector<double> out_bias;     // per type
+  std::vector<char> atom_excluded;  // per type: atomic energy set to zero
+  std::vector<char> pair_excluded;  // [ntypes][ntypes]: neighbours dropped from the list (slots become padding)
   // Frame and atomic parameters appended (normalised) to the fitting input after the descriptor.
   int numb_fparam = 0, numb_aparam = 0;
   std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
