@@ -8,5 +8,6 @@ namespace quasar::cli {
 int run_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
+int model_devi_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

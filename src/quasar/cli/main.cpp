@@ -16,6 +16,7 @@ Atomistic simulation with ab initio accuracy on GPUs.
 commands:
   run INPUT.toml     run the simulation an input file describes
   eval               energy, forces and virial of structures with a model
+  model-devi         spread of several models' forces and virials, for active learning
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
     if (cmd == "run") return quasar::cli::run_command(args);
     if (cmd == "eval") return quasar::cli::eval_command(args);
     if (cmd == "info") return quasar::cli::info_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, info)");
+    if (cmd == "model-devi") return quasar::cli::model_devi_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, model-devi, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

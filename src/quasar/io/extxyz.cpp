@@ -212,7 +212,9 @@ void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::st
     o << " pbc=\"" << (s.box.periodic[0] ? "T" : "F") << " " << (s.box.periodic[1] ? "T" : "F") << " "
       << (s.box.periodic[2] ? "T" : "F") << "\"";
   if (s.energy) o << " energy=" << *s.energy;
-  for (const auto& [k, v] : extra) o << " " << k << "=" << (v.find(' ') != std::string::npos ? "\"" + v + "\"" : v);
+  std::map<std::string, std::string> info = s.info;
+  for (const auto& [k, v] : extra) info[k] = v;
+  for (const auto& [k, v] : info) o << " " << k << "=" << (v.find(' ') != std::string::npos ? "\"" + v + "\"" : v);
   o << "\n";
   for (std::size_t i = 0; i < s.size(); ++i) {
     const Vec3& r = s.positions[i];

@@ -1,0 +1,70 @@
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#include "quasar/io/extxyz.hpp"
+#include "quasar/io/read.hpp"
+#include "quasar/potential/model_devi.hpp"
+#include "quasar/potential/registry.hpp"
+
+namespace quasar::cli {
+
+namespace {
+const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--output FILE] [--device cpu|cuda|auto]
+
+Model deviation of every frame of FILE (extended XYZ or LAMMPS data) for active learning, in the
+layout of DeePMD-kit's `dp model-devi`: one line per frame with
+  step max_devi_v min_devi_v avg_devi_v max_devi_f min_devi_f avg_devi_f
+(virial deviations in eV per atom, force deviations in eV/Å). The step is the frame's `step` key
+when it has one, else its index. Written to --output (atomically) or printed.
+)";
+}  // namespace
+
+int model_devi_command(const std::vector<std::string>& argv) {
+  // --models takes several values: gather them before the generic parser sees the rest.
+  std::vector<std::string> rest, models;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--models") {
+      while (i + 1 < argv.size() && argv[i + 1].rfind("--", 0) != 0) models.push_back(argv[++i]);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device"});
+  if (a.has("--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (models.size() < 2) throw UsageError("model-devi needs at least two --models");
+  if (!a.has("--structure")) throw UsageError("model-devi needs --structure");
+  const Backend backend = parse_backend(a.get("--device", "auto"));
+  std::vector<std::unique_ptr<Potential>> owned;
+  std::vector<Potential*> pots;
+  for (const auto& m : models) {
+    owned.push_back(load_model(m));
+    pots.push_back(owned.back().get());
+  }
+  const std::string path = a.get("--structure");
+  const bool xyz = path.size() > 4 && (path.substr(path.size() - 4) == ".xyz" || path.find(".extxyz") != std::string::npos);
+  const std::vector<Structure> frames = xyz ? io::read_extxyz(path) : std::vector<Structure>{io::read_structure(path)};
+  std::ostringstream out;
+  out << "#" << std::setw(11) << "step" << std::setw(19) << "max_devi_v" << std::setw(19) << "min_devi_v" << std::setw(19)
+      << "avg_devi_v" << std::setw(19) << "max_devi_f" << std::setw(19) << "min_devi_f" << std::setw(19) << "avg_devi_f"
+      << "\n";
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const ModelDeviation d = model_deviation(pots, frames[k], backend);
+    const auto it = frames[k].info.find("step");
+    out << std::setw(12) << (it != frames[k].info.end() ? it->second : std::to_string(k)) << std::scientific
+        << std::setprecision(10);
+    for (double v : {d.max_v, d.min_v, d.avg_v, d.max_f, d.min_f, d.avg_f}) out << std::setw(19) << v;
+    out << std::defaultfloat << "\n";
+  }
+  if (a.has("--output")) io::write_file_atomically(a.get("--output"), [&](std::ostream& o) { o << out.str(); });
+  else std::cout << out.str();
+  return 0;
+}
+
+}  // namespace quasar::cli

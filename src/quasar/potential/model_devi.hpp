@@ -1,0 +1,19 @@
+#pragma once
+// Model deviation for active learning, as DeePMD-kit's `dp model-devi` reports it: several models
+// evaluate the same structure; the spread of their forces (per atom: the root mean square distance
+// of each model's force from the models' mean) and of their virials (per component, divided by the
+// number of atoms) is summarised by its maximum, minimum and mean.
+#include <vector>
+
+#include "quasar/potential/potential.hpp"
+
+namespace quasar {
+
+struct ModelDeviation {
+  double max_f = 0, min_f = 0, avg_f = 0;  // eV/Å
+  double max_v = 0, min_v = 0, avg_v = 0;  // eV per atom
+};
+
+ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend);
+
+}  // namespace quasar
