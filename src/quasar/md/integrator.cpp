@@ -11,7 +11,7 @@ double kt_of(double temperature) { return units::boltzmann * temperature; }
 }  // namespace
 
 Integrator::Integrator(const IntegratorSettings& s, Backend backend, int num_atoms)
-    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize) {
+    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize), kinetic_(backend, 6) {
   const std::string& k = s_.kind;
   if (k != "nve" && k != "langevin" && k != "bussi" && k != "npt")
     throw Error("unknown integrator '" + k + "' (valid: nve, langevin, bussi, npt)");
@@ -113,12 +113,8 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
 // The anisotropic variant applies the same equation to each Cartesian axis with its own pressure
 // component and noise.
 void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out) {
-  std::vector<double> kin(6);
-  {
-    Array<double> k(atoms.backend(), 6);
-    reduce_kinetic(atoms, k.data());
-    kin = k.to_vector();
-  }
+  reduce_kinetic(atoms, kinetic_.data());
+  const std::vector<double> kin = kinetic_.to_vector();
   const Mat3 w = out.virial();
   const Box& box = atoms.box();
   const double v = box.volume();

@@ -54,6 +54,7 @@ class Integrator {
   IntegratorSettings s_;
   double dof_;
   Array<double> state_;
+  Array<double> kinetic_;  // barostat scratch: kinetic-energy tensor
 };
 
 // Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend.
