@@ -77,10 +77,10 @@ TEST_F(DeepPotentialReference, ReadsTheModel) {
 
 // Atomic energies, forces and atomic virials to `tol`; the descriptor and the last fitting layer's
 // input, where given, to 1e-10.
-void expect_case(dp::DeepPotential& pot, const Case& c, double tol = 1e-10) {
+void expect_case(dp::DeepPotential& pot, const Case& c, double tol = 1e-10, Backend backend = Backend::Cpu) {
   if (!c.fparam.empty()) pot.set_fparam(c.fparam);
   if (!c.aparam.empty()) pot.set_aparam(c.aparam);
-  const Evaluation e = evaluate(pot, c.s, Backend::Cpu, true);
+  const Evaluation e = evaluate(pot, c.s, backend, true);
   double etot = 0;
   for (std::size_t i = 0; i < c.s.size(); ++i) {
     EXPECT_NEAR(e.atom_energy[i], c.atomic_energy[i], tol);
@@ -111,6 +111,42 @@ TEST_F(DeepPotentialReference, MatchesDeePMDKitOnAllThreeCases) {
   }
   EXPECT_NEAR(evaluate(pot, cases[0].s, Backend::Cpu).energy, -929.7371700503966, 1e-10);
 }
+
+// The same reference cases on every backend (the GPU kernels against DeePMD-kit's values).
+class DeepPotentialBackends : public testing::TestWithParam<Backend> {};
+
+TEST_P(DeepPotentialBackends, MatchesDeePMDKit) {
+  const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  const std::string cases = test::shared_path("reference/deepmd/deeppot-testcase.yaml");
+  const std::string pmodel = test::shared_path("reference/deepmd/fparam_aparam.yaml");
+  const std::string pcases = test::shared_path("reference/deepmd/fparam_aparam-testcase.yaml");
+  if (model.empty() || pmodel.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  dp::DeepPotential pot = dp::DeepPotential::from_file(model);
+  for (const Case& c : read_cases(cases)) expect_case(pot, c, 1e-10, GetParam());
+  dp::DeepPotential ppot = dp::DeepPotential::from_file(pmodel);
+  for (const Case& c : read_cases(pcases)) expect_case(ppot, c, 2e-8, GetParam());
+}
+
+TEST_P(DeepPotentialBackends, ExcludedPairsAgreeWithTheCpu) {
+  const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  const std::string cases = test::shared_path("reference/deepmd/deeppot-testcase.yaml");
+  if (model.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  const Structure s = read_cases(cases)[2].s;
+  for (const char* where : {"exclude_types", "pair_exclude_types", "atom_exclude_types"}) {
+    nlohmann::json dict = dp::read_model_dict(model);
+    if (std::string(where) == "exclude_types") dict["model"]["descriptor"][where] = {{0, 1}};
+    else if (std::string(where) == "pair_exclude_types") dict["model"][where] = {{1, 1}};
+    else dict["model"][where] = {0};
+    dp::DeepPotential pot(dp::model_from_json(dict, where));
+    const Evaluation c = evaluate(pot, s, Backend::Cpu, true), g = evaluate(pot, s, GetParam(), true);
+    EXPECT_NEAR(g.energy, c.energy, 1e-10) << where;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (int m = 0; m < 3; ++m) EXPECT_NEAR(g.forces[i][m], c.forces[i][m], 1e-10) << where;
+    for (int q = 0; q < 9; ++q) EXPECT_NEAR(g.virial(q / 3, q % 3), c.virial(q / 3, q % 3), 1e-10) << where;
+  }
+}
+
+QUASAR_INSTANTIATE_BACKENDS(DeepPotentialBackends);
 
 TEST(DeepPotentialParameters, MatchesDeePMDKitWithFrameAndAtomicParameters) {
   const std::string model = test::shared_path("reference/deepmd/fparam_aparam.yaml");

@@ -50,6 +50,7 @@ void DeepPotential::set_fparam(std::vector<double> f) {
     throw Error("deepmd: the model takes " + std::to_string(model_.numb_fparam) + " frame parameters, got " +
                 std::to_string(f.size()));
   fparam_ = std::move(f);
+  extra_dirty_ = true;
 }
 
 void DeepPotential::set_aparam(std::vector<double> a) {
@@ -57,6 +58,7 @@ void DeepPotential::set_aparam(std::vector<double> a) {
     throw Error("deepmd: the model takes " + std::to_string(model_.numb_aparam) + " atomic parameters per atom, got " +
                 std::to_string(a.size()) + " values");
   aparam_ = std::move(a);
+  extra_dirty_ = true;
 }
 
 void DeepPotential::check_parameters(int atoms) const {
@@ -68,6 +70,7 @@ void DeepPotential::check_parameters(int atoms) const {
 }
 
 void DeepPotential::bind_types(const std::vector<std::string>& names) {
+  gpu_ready_ = false;
   model_type_.clear();
   for (const auto& n : names) {
     auto it = std::find(model_.type_map.begin(), model_.type_map.end(), n);
@@ -199,8 +202,11 @@ void DeepPotential::fitting_input(const std::vector<double>& d, long id, std::ve
 }
 
 void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
-  if (atoms.backend() != Backend::Cpu) throw Error("deepmd: the GPU evaluation is not implemented yet; use device cpu");
   if (model_type_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
+  if (atoms.backend() == Backend::Cuda) {
+    compute_gpu(atoms, list, req, out);
+    return;
+  }
   const SeE2A& de = model_.descriptor;
   const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron;
   AtomsRef a = atoms.ref();

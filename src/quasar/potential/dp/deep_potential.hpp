@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/potential/dp/deep_potential_gpu.hpp"
 #include "quasar/potential/dp/model.hpp"
 #include "quasar/potential/potential.hpp"
 
@@ -35,11 +36,20 @@ class DeepPotential : public Potential {
 
  private:
   void check_parameters(int atoms) const;
+  void compute_gpu(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out);
   void fitting_input(const std::vector<double>& descriptor, long id, std::vector<double>& in) const;
 
   DpModel model_;
   std::vector<int> model_type_;  // structure type -> model type
   std::vector<double> fparam_, aparam_;
+  // GPU state (deep_potential_gpu.cpp): the flattened model, uploaded once, and per-slot work arrays.
+  GpuModel gpu_host_{};
+  bool gpu_ready_ = false, extra_dirty_ = true;
+  Array<GpuModel> gpu_model_{Backend::Cuda};
+  Array<double> gpu_weights_{Backend::Cuda}, gpu_davg_{Backend::Cuda}, gpu_dstd_{Backend::Cuda}, gpu_extra_{Backend::Cuda};
+  Array<int> gpu_mtype_{Backend::Cuda}, gpu_nlist_{Backend::Cuda};
+  Array<double> gpu_rhat_{Backend::Cuda}, gpu_drhat_{Backend::Cuda}, gpu_disp_{Backend::Cuda}, gpu_g_{Backend::Cuda},
+      gpu_dg_{Backend::Cuda};
 };
 
 }  // namespace quasar::dp

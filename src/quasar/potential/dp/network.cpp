@@ -21,54 +21,6 @@ Activation parse_activation(const std::string& name) {
               "' (supported: tanh, relu, relu6, gelu, gelu_tf, softplus, sigmoid, silu, none, linear)");
 }
 
-namespace {
-constexpr double kSqrt2OverPi = 0.7978845608028654;
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-}  // namespace
-
-double activate(Activation a, double x) {
-  switch (a) {
-    case Activation::Tanh: return std::tanh(x);
-    case Activation::Relu: return x > 0 ? x : 0.0;
-    case Activation::Relu6: return std::min(std::max(x, 0.0), 6.0);
-    case Activation::Gelu:  // DeePMD-kit's gelu is the tanh approximation, as gelu_tf
-    case Activation::GeluTf: return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
-    case Activation::Softplus: return std::log1p(std::exp(-std::abs(x))) + std::max(x, 0.0);
-    case Activation::Sigmoid: return sigmoid(x);
-    case Activation::Silu: return x * sigmoid(x);
-    case Activation::Linear: return x;
-  }
-  return x;
-}
-
-double activate_derivative(Activation a, double x) {
-  switch (a) {
-    case Activation::Tanh: {
-      const double t = std::tanh(x);
-      return 1.0 - t * t;
-    }
-    case Activation::Relu: return x > 0 ? 1.0 : 0.0;
-    case Activation::Relu6: return x > 0 && x < 6 ? 1.0 : 0.0;
-    case Activation::Gelu:
-    case Activation::GeluTf: {
-      const double u = kSqrt2OverPi * (x + 0.044715 * x * x * x);
-      const double t = std::tanh(u);
-      return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kSqrt2OverPi * (1.0 + 3.0 * 0.044715 * x * x);
-    }
-    case Activation::Softplus: return sigmoid(x);
-    case Activation::Sigmoid: {
-      const double s = sigmoid(x);
-      return s * (1.0 - s);
-    }
-    case Activation::Silu: {
-      const double s = sigmoid(x);
-      return s * (1.0 + x * (1.0 - s));
-    }
-    case Activation::Linear: return 1.0;
-  }
-  return 1.0;
-}
-
 void Network::forward(const double* x, Trace& t) const {
   t.acts.resize(layers.size() + 1);
   t.pre.resize(layers.size());

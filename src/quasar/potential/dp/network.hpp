@@ -4,12 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "quasar/potential/dp/activation.hpp"
+
 namespace quasar::dp {
 
-enum class Activation { Tanh, Relu, Relu6, Gelu, GeluTf, Softplus, Sigmoid, Silu, Linear };
 Activation parse_activation(const std::string& name);  // throws naming the valid ones
-double activate(Activation a, double x);
-double activate_derivative(Activation a, double x);  // d act / dx at the pre-activation x
 
 struct Layer {
   int in = 0, out = 0;
