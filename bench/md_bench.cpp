@@ -1,5 +1,7 @@
 // Full MD steps (velocity Verlet, neighbour list with a 1 Å skin, forces; energies only at the last
-// step) for LJ argon and EAM copper fcc crystals at 300 K: prints atom-steps/s and device memory.
+// step) at 300 K: prints atom-steps/s and device memory. Systems: "lj" (argon fcc), "eam" (copper
+// fcc), "water" (Deep Potential water: molecules on a cubic lattice at 1 g/cm^3, cells^3 molecules,
+// with the model in $QUASAR_DP_WATER, DeePMD-kit's water architecture).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
 #include <chrono>
 #include <cmath>
@@ -14,8 +16,40 @@
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
+#include "quasar/potential/registry.hpp"
+#include "quasar/core/random.hpp"
 
 using namespace quasar;
+
+namespace {
+// c^3 water molecules on a cubic lattice at 1 g/cm^3 (3.104 Å apart), each randomly oriented.
+Structure water_box(int c) {
+  Structure s;
+  const int o = s.type_index("O"), h = s.type_index("H");
+  const double a = 3.104, bond = 0.9572, half = 0.5 * 104.52 * 3.14159265358979 / 180;
+  s.box = Box::orthorhombic(a * c, a * c, a * c);
+  uint32_t k = 0;
+  for (int i = 0; i < c; ++i)
+    for (int j = 0; j < c; ++j)
+      for (int l = 0; l < c; ++l, ++k) {
+        double g[3], e[3];
+        normal3(7, 0, k, 0, g);
+        normal3(7, 0, k, 1, e);
+        Vec3 u{g[0], g[1], g[2]};
+        u = (1.0 / std::sqrt(norm2(u))) * u;
+        Vec3 v = cross(u, Vec3{e[0], e[1], e[2]});
+        v = (1.0 / std::sqrt(norm2(v))) * v;
+        const Vec3 r{a * i, a * j, a * l};
+        s.positions.push_back(r);
+        s.types.push_back(o);
+        for (double sgn : {1.0, -1.0}) {
+          s.positions.push_back(r + bond * (std::cos(half) * u + sgn * std::sin(half) * v));
+          s.types.push_back(h);
+        }
+      }
+  return s;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam";
@@ -39,20 +73,30 @@ int main(int argc, char** argv) {
   for (const auto& sys : systems) {
     for (int c : cells) {
       const double sigma = 3.405;
-      Structure s = sys == "lj" ? io::make_lattice("fcc", "Ar", std::cbrt(4 / 0.8442) * sigma, {c, c, c})
-                                : io::make_lattice("fcc", "Cu", 3.615, {c, c, c});
+      Structure s = sys == "lj"    ? io::make_lattice("fcc", "Ar", std::cbrt(4 / 0.8442) * sigma, {c, c, c})
+                    : sys == "eam" ? io::make_lattice("fcc", "Cu", 3.615, {c, c, c})
+                                   : water_box(c);
       std::unique_ptr<Potential> pot;
-      if (sys == "lj")
+      if (sys == "water") {
+        const char* model = std::getenv("QUASAR_DP_WATER");
+        if (!model) {
+          std::printf("water: set QUASAR_DP_WATER to a water model (.yaml or .dp)\n");
+          continue;
+        }
+        pot = load_model(model);
+      } else if (sys == "lj")
         pot = std::make_unique<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.0104, sigma}}}, 2.5 * sigma,
                                              false, false);
       else
         pot = std::make_unique<Eam>(Eam::from_funcfl({{"*", eam_path}}));
       const long n = static_cast<long>(s.size());
       // Enough steps for a stable number: about 2e8 atom-steps on the GPU, 2e6 on the CPU.
-      const long nsteps = steps > 0 ? steps : std::max(20L, (backend == Backend::Cuda ? 200000000L : 2000000L) / n);
+      const long budget = sys == "water" ? (backend == Backend::Cuda ? 2000000L : 2000L)
+                                         : (backend == Backend::Cuda ? 200000000L : 2000000L);
+      const long nsteps = steps > 0 ? steps : std::max(20L, budget / n);
       md::MdSettings st;
       st.integrator.kind = "nve";
-      st.integrator.dt = 0.002;
+      st.integrator.dt = sys == "water" ? 0.0005 : 0.002;
       st.integrator.temperature = 300;
       st.integrator.seed = 4928459;
       st.output.progress = false;
