@@ -14,7 +14,7 @@ int info_command(const std::vector<std::string>& argv) {
   }
   std::cout << "quasar " << QUASAR_VERSION << "\n"
             << "build: C++20, " << (built_with_cuda() ? "CUDA backend built (sm_90)" : "CPU only (built without CUDA)")
-            << "\npotentials: lj, eam, deepmd (se_e2_a, CPU)\nintegrators: nve, langevin, bussi, npt, minimize (FIRE)\nGPUs:\n";
+            << "\npotentials: lj, eam, deepmd (se_e2_a)\nintegrators: nve, langevin, bussi, npt, minimize (FIRE)\nGPUs:\n";
   for (const auto& g : gpu_descriptions()) std::cout << "  " << g << "\n";
   return 0;
 }
