@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/dp/env_row.hpp"
 
 namespace quasar::dp {
 
@@ -16,21 +17,6 @@ struct Slot {
   double R[4] = {0, 0, 0, 0};
   double dR[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 };
-
-// Smooth switch from 1 at rcut_smth to 0 at rcut, and its derivative.
-void switch_fn(double r, double rs, double rc, double& w, double& dw) {
-  if (r <= rs) {
-    w = 1;
-    dw = 0;
-  } else if (r >= rc) {
-    w = 0;
-    dw = 0;
-  } else {
-    const double u = (r - rs) / (rc - rs);
-    w = u * u * u * (-6 * u * u + 15 * u - 10) + 1;
-    dw = (u * u * (-30 * u * u + 60 * u - 30)) / (rc - rs);
-  }
-}
 
 // Per-atom working state of the descriptor and its gradient.
 struct AtomWork {
@@ -113,20 +99,7 @@ void environment(const DpModel& model, const AtomsRef& a, const NeighborRef& lis
       const int k = v[s].second;
       sl.j = list.index[list.slot_of(i, k)];
       sl.d = disp[k];
-      const double r = v[s].first + de.env_protection;
-      double w, dw;
-      switch_fn(r, de.rcut_smth, de.rcut, w, dw);
-      const double r2 = r * r, inv_r = 1.0 / r;
-      const double dd[3] = {sl.d.x, sl.d.y, sl.d.z};
-      sl.R[0] = w * inv_r;
-      for (int c = 0; c < 3; ++c) sl.R[1 + c] = w * dd[c] / r2;
-      // dR/dd_m, with dr/dd_m = d_m / r.
-      for (int m = 0; m < 3; ++m) {
-        const double drm = dd[m] * inv_r;
-        sl.dR[0][m] = (dw * inv_r - w / r2) * drm;
-        for (int c = 0; c < 3; ++c)
-          sl.dR[1 + c][m] = (c == m ? w / r2 : 0.0) + dd[c] * (dw / r2 - 2 * w / (r2 * r)) * drm;
-      }
+      env_row(sl.d, de.env_protection, de.rcut_smth, de.rcut, sl.R, sl.dR);
     }
     base += de.sel[t];
   }

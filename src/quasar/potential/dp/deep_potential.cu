@@ -4,26 +4,13 @@
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/dp/activation.hpp"
 #include "quasar/potential/dp/deep_potential_gpu.hpp"
+#include "quasar/potential/dp/env_row.hpp"
 
 namespace quasar::dp {
 namespace {
 
 constexpr int kBlock = 128;
 constexpr int kMaxSlots = 1024;  // sum(sel) handled by one thread's selection
-
-__device__ void switch_fn(double r, double rs, double rc, double& w, double& dw) {
-  if (r <= rs) {
-    w = 1;
-    dw = 0;
-  } else if (r >= rc) {
-    w = 0;
-    dw = 0;
-  } else {
-    const double u = (r - rs) / (rc - rs);
-    w = u * u * u * (-6 * u * u + 15 * u - 10) + 1;
-    dw = (u * u * (-30 * u * u + 60 * u - 30)) / (rc - rs);
-  }
-}
 
 // Environment of atom i: nearest sel[t] neighbours per type (ties in list order), the normalised
 // rows R_hat, their derivatives with respect to the displacement (divided by dstd), and the
@@ -73,20 +60,7 @@ __global__ void environment_kernel(GpuBuffers b, AtomsRef a, NeighborRef list) {
       }
       b.nlist[at] = j;
       double R[4] = {0, 0, 0, 0}, dR[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-      if (j >= 0) {
-        const double r = sqrt(norm2(d)) + m.env_protection;
-        double w, dw;
-        switch_fn(r, m.rcut_smth, m.rcut, w, dw);
-        const double r2 = r * r, inv_r = 1.0 / r;
-        const double dd[3] = {d.x, d.y, d.z};
-        R[0] = w * inv_r;
-        for (int c = 0; c < 3; ++c) R[1 + c] = w * dd[c] / r2;
-        for (int q = 0; q < 3; ++q) {
-          const double drq = dd[q] * inv_r;
-          dR[0][q] = (dw * inv_r - w / r2) * drq;
-          for (int c = 0; c < 3; ++c) dR[1 + c][q] = (c == q ? w / r2 : 0.0) + dd[c] * (dw / r2 - 2 * w / (r2 * r)) * drq;
-        }
-      }
+      if (j >= 0) env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
       const bool excluded = j >= 0 && m.excluded[ti * nt + t];
       if (excluded) b.nlist[at] = -2;  // real neighbour whose row is zeroed: no force
       for (int c = 0; c < 4; ++c) {
