@@ -50,7 +50,7 @@ __global__ void bin_kernel(BuildArgs a) {
   a.atoms.iz[i] = img[2];
   const int c = a.grid.cell_of(box, r);
   const int slot = atomicAdd(&a.cell_count[c], 1);
-  if (slot < a.cell_capacity) a.cell_atoms[c * a.cell_capacity + slot] = i;
+  if (slot < a.cell_capacity) a.cell_atoms[static_cast<long>(c) * a.cell_capacity + slot] = i;
   else atomicMax(&a.flags[kMaxCellAtoms], slot + 1);
 }
 
@@ -60,7 +60,7 @@ __global__ void order_cells_kernel(BuildArgs a) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= a.grid.count()) return;
   const int n = min(a.cell_count[c], a.cell_capacity);
-  int* m = a.cell_atoms + c * a.cell_capacity;
+  int* m = a.cell_atoms + static_cast<long>(c) * a.cell_capacity;
   atomicMax(&a.flags[kMaxCellAtoms], a.cell_count[c]);
   for (int p = 1; p < n; ++p) {
     const int v = m[p];
@@ -100,7 +100,7 @@ __global__ void build_kernel(BuildArgs a) {
         const int code = pack_image(m0, m1, m2);
         const int cc = g.index(w0, w1, w2);
         const int members = min(a.cell_count[cc], a.cell_capacity);
-        const int* cell = a.cell_atoms + cc * a.cell_capacity;
+        const int* cell = a.cell_atoms + static_cast<long>(cc) * a.cell_capacity;
         for (int p = 0; p < members; ++p) {
           const int j = cell[p];
           if (j == i && code == 0) continue;
@@ -108,8 +108,8 @@ __global__ void build_kernel(BuildArgs a) {
           const double dx = x[j] + shift.x, dy = y[j] + shift.y, dz = z[j] + shift.z;
           if (dx * dx + dy * dy + dz * dz < a.r_list2) {
             if (found < a.capacity) {
-              a.index[found * n + i] = j;
-              a.image[found * n + i] = code;
+              a.index[static_cast<long>(found) * n + i] = j;
+              a.image[static_cast<long>(found) * n + i] = code;
             }
             ++found;
           }

@@ -27,7 +27,9 @@ struct AtomWork {
 
 }  // namespace
 
-DeepPotential::DeepPotential(DpModel model) : model_(std::move(model)) {}
+DeepPotential::DeepPotential(DpModel model) : model_(std::move(model)) {
+  if (model_.compressed) tables_ = std::make_shared<EmbeddingTables>(build_tables(model_.descriptor, model_.compression));
+}
 
 DeepPotential DeepPotential::from_file(const std::string& path) { return DeepPotential(read_dp_model(path)); }
 
@@ -47,6 +49,39 @@ void DeepPotential::set_aparam(std::vector<double> a) {
   extra_dirty_ = true;
 }
 
+void DeepPotential::set_precision(Precision p, long chunk_atoms) {
+  precision_ = p;
+  chunk_atoms_ = chunk_atoms;
+  gpu_.reset();
+}
+
+void DeepPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+  const int n = atoms.size();
+  check_parameters(n);
+  if (!gpu_) {
+    gpu_ = std::make_unique<GpuEvaluator>(model_, tables_.get(), precision_, chunk_atoms_);
+    extra_dirty_ = true;
+  }
+  if (gpu_mtype_.empty()) gpu_mtype_.assign(model_type_);
+  const int extra = model_.numb_fparam + model_.numb_aparam;
+  if (extra > 0 && extra_dirty_) {
+    // Normalised parameters per atom id, as the CPU path builds them.
+    std::vector<double> e(static_cast<std::size_t>(n) * extra), in;
+    for (int id = 0; id < n; ++id) {
+      fitting_input({}, id, in);
+      std::copy(in.begin(), in.end(), e.begin() + static_cast<long>(id) * extra);
+    }
+    gpu_->set_extra(e);
+    extra_dirty_ = false;
+  }
+  if (req.per_atom) {
+    out.atom_energy.resize(n);
+    out.atom_virial.resize(9 * static_cast<std::size_t>(n));
+  }
+  gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), out.totals.data(), req.per_atom ? out.atom_energy.data() : nullptr,
+                req.per_atom ? out.atom_virial.data() : nullptr);
+}
+
 void DeepPotential::check_parameters(int atoms) const {
   if (static_cast<int>(fparam_.size()) != model_.numb_fparam)
     throw Error("deepmd: the model needs " + std::to_string(model_.numb_fparam) + " frame parameters (fparam)");
@@ -56,7 +91,7 @@ void DeepPotential::check_parameters(int atoms) const {
 }
 
 void DeepPotential::bind_types(const std::vector<std::string>& names) {
-  gpu_ready_ = false;
+  gpu_mtype_.resize(0);  // re-uploaded at the next GPU evaluation
   model_type_.clear();
   for (const auto& n : names) {
     auto it = std::find(model_.type_map.begin(), model_.type_map.end(), n);
@@ -106,14 +141,15 @@ void environment(const DpModel& model, const AtomsRef& a, const NeighborRef& lis
 }
 
 // Descriptor of atom i (centre model type ti) into w.D, keeping what the gradient needs.
-void descriptor(const DpModel& model, int ti, AtomWork& w) {
+// The embedding net runs exactly, or through its table when the model is compressed.
+void descriptor(const DpModel& model, const EmbeddingTables* tab, int ti, AtomWork& w) {
   const SeE2A& de = model.descriptor;
   const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron, nt = model.ntypes();
   w.rhat.assign(static_cast<std::size_t>(nnei) * 4, 0.0);
   w.G.assign(static_cast<std::size_t>(nnei) * M, 0.0);
   w.dG.assign(static_cast<std::size_t>(nnei) * M, 0.0);
   w.gr.assign(static_cast<std::size_t>(M) * 4, 0.0);
-  std::vector<double> y, dy;
+  std::vector<double> y(M), dy(M);
   int slot = 0;
   for (int t = 0; t < nt; ++t)
     for (int s = 0; s < de.sel[t]; ++s, ++slot) {
@@ -121,7 +157,8 @@ void descriptor(const DpModel& model, int ti, AtomWork& w) {
       const bool excluded = w.slots[slot].j >= 0 && de.excluded[ti * nt + t];
       for (int c = 0; c < 4; ++c)
         w.rhat[slot * 4 + c] = excluded ? 0.0 : (w.slots[slot].R[c] - de.davg[off + c]) / de.dstd[off + c];
-      de.embedding(ti, t, nt).forward_scalar(w.rhat[slot * 4], y, dy);
+      if (tab) tab->eval(de.type_one_side ? t : ti + t * nt, w.rhat[slot * 4], y.data(), dy.data());
+      else de.embedding(ti, t, nt).forward_scalar(w.rhat[slot * 4], y, dy);
       for (int a = 0; a < M; ++a) {
         w.G[static_cast<std::size_t>(slot) * M + a] = y[a];
         w.dG[static_cast<std::size_t>(slot) * M + a] = dy[a];
@@ -152,7 +189,7 @@ DeepPotential::Intermediates DeepPotential::intermediates(AtomState& atoms, cons
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
     environment(model_, a, list, model_type_, i, w.slots);
-    descriptor(model_, ti, w);
+    descriptor(model_, tables_.get(), ti, w);
     out.descriptor.insert(out.descriptor.end(), w.D.begin(), w.D.end());
     fitting_input(w.D, a.id[i], in);
     model_.fitting[ti].forward(in.data(), trace);
@@ -200,7 +237,7 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
     environment(model_, a, list, model_type_, i, w.slots);
-    descriptor(model_, ti, w);
+    descriptor(model_, tables_.get(), ti, w);
     const Network& fit = model_.fitting[ti];
     fitting_input(w.D, a.id[i], fit_in);
     fit.forward(fit_in.data(), trace);

@@ -1,303 +1,392 @@
-// Deep Potential on the GPU, first version (see deep_potential_gpu.hpp): correct and resident on
-// the device; the GEMM formulation of the networks comes next.
-#include "quasar/device/cuda_check.cuh"
-#include "quasar/device/reduce.cuh"
-#include "quasar/potential/dp/activation.hpp"
-#include "quasar/potential/dp/deep_potential_gpu.hpp"
-#include "quasar/potential/dp/env_row.hpp"
+// The Deep Potential's GPU evaluator (deep_potential_gpu.hpp): weights per precision, work
+// buffers sized for one chunk, and the sequence of kernels and GEMMs per chunk.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <numeric>
+
+#include "quasar/device/array.hpp"
+#include "quasar/potential/dp/dp_kernels.cuh"
 
 namespace quasar::dp {
+
 namespace {
 
-constexpr int kBlock = 128;
-constexpr int kMaxSlots = 1024;  // sum(sel) handled by one thread's selection
+constexpr int kPost = 256;
 
-// Environment of atom i: nearest sel[t] neighbours per type (ties in list order), the normalised
-// rows R_hat, their derivatives with respect to the displacement (divided by dstd), and the
-// displacements. Pair-excluded neighbours keep their place in the selection and become padding.
-__global__ void environment_kernel(GpuBuffers b, AtomsRef a, NeighborRef list) {
+template <class S, class A>
+struct NetRef {
+  std::vector<LayerRef<S, A>> layers;
+};
+
+// The networks with their weights in S (GEMM operands) and A (everything else).
+template <class S, class A>
+class DeviceNets {
+ public:
+  void add(const Network& n) { host_.push_back(&n); }
+  void upload() {
+    std::vector<S> ws;
+    std::vector<A> wa;
+    std::vector<std::vector<std::array<long, 4>>> off;  // w, wa, b, idt (-1 none)
+    for (const Network* n : host_) {
+      auto& o = off.emplace_back();
+      for (const Layer& L : n->layers) {
+        std::array<long, 4> k{static_cast<long>(ws.size()), static_cast<long>(wa.size()), 0, -1};
+        for (double v : L.w) ws.push_back(to<S>(v));
+        wa.insert(wa.end(), L.w.begin(), L.w.end());
+        k[2] = static_cast<long>(wa.size());
+        wa.insert(wa.end(), L.b.begin(), L.b.end());
+        if (!L.idt.empty()) {
+          k[3] = static_cast<long>(wa.size());
+          wa.insert(wa.end(), L.idt.begin(), L.idt.end());
+        }
+        o.push_back(k);
+      }
+    }
+    ws_.assign(ws);
+    wa_.assign(wa);
+    nets_.clear();
+    for (std::size_t k = 0; k < host_.size(); ++k) {
+      NetRef<S, A> r;
+      for (std::size_t l = 0; l < host_[k]->layers.size(); ++l) {
+        const Layer& L = host_[k]->layers[l];
+        const auto& o = off[k][l];
+        r.layers.push_back({L.in, L.out, L.residual(), L.act, ws_.data() + o[0], wa_.data() + o[1], wa_.data() + o[2],
+                            o[3] >= 0 ? wa_.data() + o[3] : nullptr});
+      }
+      nets_.push_back(r);
+    }
+  }
+  const NetRef<S, A>& operator[](std::size_t k) const { return nets_[k]; }
+
+ private:
+  std::vector<const Network*> host_;
+  std::vector<NetRef<S, A>> nets_;
+  Array<S> ws_{Backend::Cuda};
+  Array<A> wa_{Backend::Cuda};
+};
+
+template <class T>
+T* grow(Array<T>& a, std::size_t n) {
+  if (a.size() < n) a.resize(n);
+  return a.data();
+}
+
+unsigned blocks(long n, int block) { return grid_for(n, block); }
+
+}  // namespace
+
+struct GpuEvaluator::Impl {
+  virtual ~Impl() = default;
+  virtual void set_extra(const std::vector<double>& v) = 0;
+  virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals,
+                       double* atom_energy, double* atom_virial) = 0;
+  double work = 0;
+  long chunk = 0;
+};
+
+namespace {
+
+template <class S, class A>
+class Evaluator final : public GpuEvaluator::Impl {
+ public:
+  Evaluator(const DpModel& model, const EmbeddingTables* tables, long chunk_atoms, double work_bytes)
+      : m_(gpu_model_constants(model)) {
+    const SeE2A& de = model.descriptor;
+    for (const Network& n : de.embeddings) emb_.add(n);
+    for (const Network& n : model.fitting) fit_.add(n);
+    emb_.upload();
+    fit_.upload();
+    davg_.assign(de.davg);
+    dstd_.assign(de.dstd);
+    for (const Network& n : de.embeddings)
+      for (const Layer& L : n.layers) emb_width_ = std::max(emb_width_, L.out);
+    fit_width_ = m_.fit_in;
+    for (const Network& n : model.fitting)
+      for (const Layer& L : n.layers) fit_width_ = std::max(fit_width_, L.out);
+    max_sel_ = *std::max_element(de.sel.begin(), de.sel.end());
+    for (const Network& n : model.fitting) {
+      int s = 0;
+      for (const Layer& L : n.layers) s += L.out;
+      fit_outputs_ = std::max(fit_outputs_, s);
+    }
+    if (tables) {
+      compressed_ = true;
+      table_.m = tables->m;
+      table_.n0 = tables->n0;
+      table_.n1 = tables->n1;
+      table_.lower = static_cast<A>(tables->lower);
+      table_.upper = static_cast<A>(tables->upper);
+      table_.max = static_cast<A>(tables->max);
+      table_.stride0 = static_cast<A>(tables->stride0);
+      table_.stride1 = static_cast<A>(tables->stride1);
+      coef_.assign(std::vector<A>(tables->coef.begin(), tables->coef.end()));
+      table_.coef = coef_.data();
+    }
+    cublas_check(cublasCreate(&cublas_), "cublasCreate");
+    chunk = chunk_atoms > 0 ? chunk_atoms : std::max(256L, static_cast<long>(work_bytes / bytes_per_atom()));
+    work = chunk * bytes_per_atom();
+  }
+  ~Evaluator() override { cublasDestroy(cublas_); }
+
+  void set_extra(const std::vector<double>& v) override { extra_.assign(v); }
+
+  void compute(AtomsRef a, const NeighborRef& list, const int* model_type, double* totals, double* atom_energy,
+               double* atom_virial) override {
+    const int n = a.n;
+    if (n == 0) return;
+    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fx, 0, n * sizeof(double)));
+    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fy, 0, n * sizeof(double)));
+    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fz, 0, n * sizeof(double)));
+    QUASAR_CUDA_CHECK(cudaMemsetAsync(totals, 0, 10 * sizeof(double)));
+    if (atom_energy) {
+      QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_energy, 0, n * sizeof(double)));
+      QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_virial, 0, 9 * static_cast<std::size_t>(n) * sizeof(double)));
+    }
+    const std::vector<int> count = order_by_type(a, model_type);
+    const long nc_max = std::min<long>(chunk, *std::max_element(count.begin(), count.end()));
+    reserve(nc_max);
+    for (int ti = 0, start = 0; ti < m_.ntypes; start += count[ti], ++ti) {
+      if (m_.atom_excluded[ti]) continue;  // no energy and no force from these centres
+      for (int first = 0; first < count[ti]; first += static_cast<int>(chunk)) {
+        const ChunkRef c{static_cast<int>(std::min<long>(chunk, count[ti] - first)), ti, order_.data() + start + first};
+        run_chunk(a, list, model_type, c, totals, atom_energy, atom_virial);
+      }
+    }
+  }
+
+ private:
+  double bytes_per_atom() const {
+    const double rows = m_.nnei, emb_rows = max_sel_;
+    double b = rows * (sizeof(int) + 3 * sizeof(double) + 4 * sizeof(A));  // environment
+    if (!compressed_) {
+      b += rows * 2.0 * m_.m * sizeof(A);                    // G, dG
+      b += emb_rows * 2.0 * 2 * emb_width_ * sizeof(S);      // layer ping-pong
+      if (!std::is_same_v<S, A>) b += emb_rows * 2.0 * emb_width_ * sizeof(A);  // GEMM output
+    }
+    b += 4.0 * m_.m * sizeof(A) + (fit_outputs_ + 3.0 * fit_width_) * sizeof(A) + 3.0 * fit_width_ * sizeof(S);
+    return b;
+  }
+
+  void reserve(long nc) {
+    const long rows = nc * m_.nnei, emb_rows = nc * max_sel_;
+    grow(nbr_, rows);
+    grow(disp_, 3 * rows);
+    grow(rhat_, 4 * rows);
+    if (!compressed_) {
+      grow(gf_, 2 * rows * m_.m);
+      grow(es_[0], 2 * emb_rows * emb_width_);
+      grow(es_[1], 2 * emb_rows * emb_width_);
+      if (!std::is_same_v<S, A>) grow(ez_, 2 * emb_rows * emb_width_);
+    }
+    grow(gr_, 4 * nc * m_.m);
+    grow(deriv_, nc * fit_outputs_);
+    for (auto* b : {&fa_[0], &fa_[1], &fa_[2]}) grow(*b, nc * fit_width_);
+    for (auto* b : {&fs_[0], &fs_[1], &fs_[2]}) grow(*b, nc * fit_width_);
+  }
+
+  // Atoms ordered by model type (stable), and the count of each type.
+  std::vector<int> order_by_type(AtomsRef a, const int* model_type) {
+    const int n = a.n, nt = m_.ntypes;
+    grow(order_, n);
+    if (nt == 1) {
+      if (order_size_ != n) {
+        std::vector<int> id(n);
+        std::iota(id.begin(), id.end(), 0);
+        order_.upload(id.data(), n);
+        order_size_ = n;
+      }
+      return {n};
+    }
+    order_size_ = -1;
+    grow(keys_, 2L * n);
+    grow(idx_, n);
+    type_keys(a, model_type, keys_.data(), idx_.data());
+    std::size_t temp = 0;
+    const int bits = 32 - __builtin_clz(static_cast<unsigned>(nt));
+    cub::DeviceRadixSort::SortPairs(nullptr, temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n, 0, bits);
+    grow(temp_, temp);
+    cub::DeviceRadixSort::SortPairs(temp_.data(), temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n, 0,
+                                    bits);
+    grow(counts_, kGpuMaxTypes);
+    count_types(keys_.data() + n, n, counts_.data());
+    std::vector<int> count(kGpuMaxTypes);
+    device::copy_to_host(count.data(), counts_.data(), kGpuMaxTypes * sizeof(int));
+    count.resize(nt);
+    return count;
+  }
+  void type_keys(AtomsRef a, const int* model_type, int* keys, int* idx);
+  void count_types(const int* sorted_keys, int n, int* counts);
+
+  void run_chunk(AtomsRef a, const NeighborRef& list, const int* model_type, const ChunkRef& c, double* totals,
+                 double* atom_energy, double* atom_virial) {
+    const std::size_t env_shm = list.capacity * (sizeof(double) + sizeof(int));
+    environment_kernel<A><<<c.nc, kAtomBlock, env_shm>>>(m_, a, list, model_type, c, davg_.data(), dstd_.data(),
+                                                         nbr_.data(), disp_.data(), rhat_.data());
+    QUASAR_LAUNCH_CHECK("dp environment_kernel");
+    const std::size_t desc_shm = 4 * m_.m * sizeof(A), force_shm = 8 * m_.m * sizeof(A);
+    const double* extra = extra_.size() ? extra_.data() : nullptr;
+    if (compressed_) {
+      descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), table_, extra, gr_.data(),
+                                                             fs_[0].data());
+    } else {
+      embedding(c);
+      descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), GemmSource<A>{gf_.data(), m_.m},
+                                                             extra, gr_.data(), fs_[0].data());
+    }
+    QUASAR_LAUNCH_CHECK("dp descriptor_kernel");
+    const A* gD = fitting(c, totals, atom_energy);
+    if (compressed_)
+      force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
+                                                       disp_.data(), dstd_.data(), table_, totals, atom_virial);
+    else
+      force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
+                                                       disp_.data(), dstd_.data(), GemmSource<A>{gf_.data(), m_.m},
+                                                       totals, atom_virial);
+    QUASAR_LAUNCH_CHECK("dp force_kernel");
+  }
+
+  // Embedding nets in forward mode, per neighbour type: [G; dG/ds] into gf_.
+  void embedding(const ChunkRef& c) {
+    for (int t = 0; t < m_.ntypes; ++t) {
+      const long R = static_cast<long>(c.nc) * m_.sel[t];
+      if (R == 0) continue;
+      const auto& net = emb_[m_.type_one_side ? t : c.ti + t * m_.ntypes];
+      const int last = static_cast<int>(net.layers.size()) - 1;
+      A* out_final = gf_.data() + 2L * c.nc * m_.sec[t] * m_.m;
+      const A* rh = rhat_.data() + 4L * c.nc * m_.sec[t];
+      if (last == 0) {
+        embed_first_kernel<<<blocks(R * net.layers[0].out, kPost), kPost>>>(R, net.layers[0], rh, out_final);
+        continue;
+      }
+      embed_first_kernel<<<blocks(R * net.layers[0].out, kPost), kPost>>>(R, net.layers[0], rh, es_[0].data());
+      QUASAR_LAUNCH_CHECK("dp embed_first_kernel");
+      for (int l = 1; l <= last; ++l) {
+        const auto& L = net.layers[l];
+        const S* in = es_[(l - 1) % 2].data();
+        if (l == last) {
+          gemm<S, A>(cublas_, 2 * R, L.in, L.out, in, L.w, out_final, false);
+          embed_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, out_final, in, out_final);
+        } else {
+          S* out = es_[l % 2].data();
+          A* z = std::is_same_v<S, A> ? reinterpret_cast<A*>(out) : ez_.data();
+          gemm<S, A>(cublas_, 2 * R, L.in, L.out, in, L.w, z, false);
+          embed_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, z, in, out);
+        }
+        QUASAR_LAUNCH_CHECK("dp embed_post_kernel");
+      }
+    }
+  }
+
+  // Fitting net forward and backward; returns dE/d(fitting input) (nc x fit_in).
+  const A* fitting(const ChunkRef& c, double* totals, double* atom_energy) {
+    const auto& net = fit_[c.ti];
+    const int last = static_cast<int>(net.layers.size()) - 1;
+    const long nc = c.nc;
+    std::vector<A*> deriv(last);
+    for (int l = 0, off = 0; l < last; off += net.layers[l].out, ++l) deriv[l] = deriv_.data() + nc * off;
+    // Forward: S ping-pong in fs_, the last hidden layer's output in A (fa_[0]).
+    for (int l = 0; l < last; ++l) {
+      const auto& L = net.layers[l];
+      const S* in = fs_[l % 2].data();
+      A* z = fa_[1].data();
+      gemm<S, A>(cublas_, nc, L.in, L.out, in, L.w, z, false);
+      if (l == last - 1) fit_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fa_[0].data(), deriv[l]);
+      else fit_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fs_[(l + 1) % 2].data(), deriv[l]);
+      QUASAR_LAUNCH_CHECK("dp fit_post_kernel");
+    }
+    fit_last_kernel<<<blocks(nc * 32, kPost), kPost>>>(m_, c, net.layers[last], fa_[0].data(), deriv[last - 1],
+                                                       fa_[1].data(), fs_[2].data(), totals, atom_energy);
+    QUASAR_LAUNCH_CHECK("dp fit_last_kernel");
+    // Backward: g (A) alternates fa_[1] / fa_[2], gp (S) alternates fs_[2] / fs_[0].
+    int g = 1, gp = 2;
+    for (int l = last - 1; l >= 0; --l) {
+      const auto& L = net.layers[l];
+      A* g_in = fa_[3 - g].data();
+      gemm<S, A>(cublas_, nc, L.in, L.out, fs_[gp].data(), L.w, g_in, true);
+      S* gp_in = fs_[gp == 2 ? 0 : 2].data();
+      fit_back_kernel<<<blocks(nc * L.in, kPost), kPost>>>(nc, L, g_in, fa_[g].data(), l > 0 ? deriv[l - 1] : nullptr,
+                                                          g_in, gp_in);
+      QUASAR_LAUNCH_CHECK("dp fit_back_kernel");
+      g = 3 - g;
+      gp = gp == 2 ? 0 : 2;
+    }
+    return fa_[g].data();
+  }
+
+  GpuModel m_;
+  DeviceNets<S, A> emb_, fit_;
+  bool compressed_ = false;
+  TableSource<A> table_{};
+  Array<A> coef_{Backend::Cuda};
+  Array<double> davg_{Backend::Cuda}, dstd_{Backend::Cuda}, extra_{Backend::Cuda};
+  int emb_width_ = 1, fit_width_ = 1, max_sel_ = 1, fit_outputs_ = 0;
+  cublasHandle_t cublas_ = nullptr;
+  Array<int> order_{Backend::Cuda}, keys_{Backend::Cuda}, idx_{Backend::Cuda}, counts_{Backend::Cuda};
+  Array<char> temp_{Backend::Cuda};
+  int order_size_ = -1;
+  Array<int> nbr_{Backend::Cuda};
+  Array<double> disp_{Backend::Cuda};
+  Array<A> rhat_{Backend::Cuda}, gf_{Backend::Cuda}, ez_{Backend::Cuda}, gr_{Backend::Cuda}, deriv_{Backend::Cuda};
+  Array<S> es_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
+  Array<A> fa_[3] = {Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}};
+  Array<S> fs_[3] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
+};
+
+__global__ void type_keys_kernel(AtomsRef a, const int* model_type, int* keys, int* idx) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
-  const GpuModel& m = *b.model;
-  const int nt = m.ntypes, nnei = m.nnei;
-  const int ti = b.model_type[a.type[i]];
-  int count[kGpuMaxTypes];
-  for (int t = 0; t < nt; ++t) count[t] = 0;
-  double dist[kMaxSlots];
-  int slot_k[kMaxSlots];
-  for (int k = 0; k < list.count[i]; ++k) {
-    int j;
-    const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);
-    const double r = sqrt(norm2(d));
-    if (r >= m.rcut) continue;
-    const int tj = b.model_type[a.type[j]];
-    const int base = m.sec[tj], cap = m.sel[tj];
-    int c = count[tj];
-    // Insert after every entry that is not farther (stable); drop the farthest when full.
-    int p = c < cap ? c : cap;
-    while (p > 0 && dist[base + p - 1] > r) --p;
-    if (p >= cap) continue;
-    const int last = c < cap ? c : cap - 1;
-    for (int q = last; q > p; --q) {
-      dist[base + q] = dist[base + q - 1];
-      slot_k[base + q] = slot_k[base + q - 1];
-    }
-    dist[base + p] = r;
-    slot_k[base + p] = k;
-    if (c < cap) count[tj] = c + 1;
-  }
-  for (int t = 0; t < nt; ++t)
-    for (int s = 0; s < m.sel[t]; ++s) {
-      const int slot = m.sec[t] + s;
-      const long at = static_cast<long>(i) * nnei + slot;
-      const double* avg = b.davg + (static_cast<long>(ti) * nnei + slot) * 4;
-      const double* sd = b.dstd + (static_cast<long>(ti) * nnei + slot) * 4;
-      int j = -1;
-      Vec3 d{};
-      if (s < count[t]) {
-        d = list.delta(a.box, a.x, a.y, a.z, i, slot_k[slot], j);
-        if (m.pair_excluded[ti * nt + t]) j = -1;
-      }
-      b.nlist[at] = j;
-      double R[4] = {0, 0, 0, 0}, dR[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-      if (j >= 0) env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
-      const bool excluded = j >= 0 && m.excluded[ti * nt + t];
-      if (excluded) b.nlist[at] = -2;  // real neighbour whose row is zeroed: no force
-      for (int c = 0; c < 4; ++c) {
-        b.rhat[at * 4 + c] = excluded ? 0.0 : (R[c] - avg[c]) / sd[c];
-        for (int q = 0; q < 3; ++q) b.drhat[(at * 4 + c) * 3 + q] = j >= 0 && !excluded ? dR[c][q] / sd[c] : 0.0;
-      }
-      b.disp[at * 3] = d.x;
-      b.disp[at * 3 + 1] = d.y;
-      b.disp[at * 3 + 2] = d.z;
-    }
+  keys[i] = model_type[a.type[i]];
+  idx[i] = i;
 }
 
-// Embedding net of one slot (scalar input s_hat), with the derivative with respect to the input.
-__global__ void embedding_kernel(GpuBuffers b, AtomsRef a) {
-  const long at = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const GpuModel& m = *b.model;
-  if (at >= static_cast<long>(a.n) * m.nnei) return;
-  const int i = static_cast<int>(at / m.nnei), slot = static_cast<int>(at % m.nnei);
-  int t = 0;
-  while (slot >= m.sec[t + 1]) ++t;
-  const int ti = b.model_type[a.type[i]];
-  const GpuNet& net = m.emb[m.type_one_side ? t : ti + t * m.ntypes];
-  double y[kGpuMaxWidth], dy[kGpuMaxWidth];
-  y[0] = b.rhat[at * 4];
-  dy[0] = 1.0;
-  for (int l = 0; l < net.layers; ++l) {
-    const int in = net.in[l], out = net.out[l];
-    const double* W = b.weights + net.w[l];
-    const double* B = b.weights + net.b[l];
-    double ny[kGpuMaxWidth], ndy[kGpuMaxWidth];
-    for (int o = 0; o < out; ++o) {
-      double z = B[o], dz = 0;
-      for (int q = 0; q < in; ++q) {
-        z += y[q] * W[q * out + o];
-        dz += dy[q] * W[q * out + o];
-      }
-      const Activation act = static_cast<Activation>(net.act[l]);
-      double v = activate(act, z), dv = activate_derivative(act, z) * dz;
-      if (net.idt[l] >= 0) {
-        v *= b.weights[net.idt[l] + o];
-        dv *= b.weights[net.idt[l] + o];
-      }
-      if (net.residual[l] == 1) {
-        v += y[o];
-        dv += dy[o];
-      } else if (net.residual[l] == 2) {
-        v += y[o % in];
-        dv += dy[o % in];
-      }
-      ny[o] = v;
-      ndy[o] = dv;
-    }
-    for (int o = 0; o < out; ++o) {
-      y[o] = ny[o];
-      dy[o] = ndy[o];
-    }
-  }
-  for (int q = 0; q < m.m; ++q) {
-    b.g[at * m.m + q] = y[q];
-    b.dg[at * m.m + q] = dy[q];
+// Counts per type from the sorted keys: the first position of each type.
+__global__ void count_types_kernel(const int* sorted, int n, int* counts) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int t = sorted[i];
+  if (i == n - 1 || sorted[i + 1] != t) counts[t] = i + 1;  // end of type t's run
+}
+__global__ void ends_to_counts_kernel(int* counts, int nt) {
+  int prev = 0;
+  for (int t = 0; t < nt; ++t) {
+    const int end = counts[t] < 0 ? prev : counts[t];
+    counts[t] = end - prev;
+    prev = end;
   }
 }
 
-// One block per atom: descriptor, fitting net forward and backward, and the forces and virials of
-// every neighbour slot.
-template <bool kPerAtom>
-__global__ void __launch_bounds__(kBlock) atom_kernel(GpuBuffers b, AtomsRef a, double* totals, double* atom_energy,
-                                                      double* atom_virial) {
-  extern __shared__ double shm[];
-  const int i = blockIdx.x, tid = threadIdx.x;
-  const GpuModel& m = *b.model;
-  const int nnei = m.nnei, M = m.m, axis = m.axis, W = m.max_width;
-  const int ti = b.model_type[a.type[i]];
-  const GpuNet& fit = m.fit[ti];
-  double* gr = shm;                 // M x 4
-  double* ggr = gr + M * 4;         // M x 4
-  double* bufa = ggr + M * 4;       // W: layer inputs / gradients
-  double* bufb = bufa + W;          // W
-  double* acts = bufb + W;               // every layer's output, back to back
-  double* pre = acts + m.fit_outputs;    // and its pre-activation
-  int offset[kGpuMaxLayers];
-  for (int l = 0, o = 0; l < fit.layers; o += fit.out[l], ++l) offset[l] = o;
-  __shared__ double energy_part[10];
-  if (tid < 10) energy_part[tid] = 0;
-  const long base = static_cast<long>(i) * nnei;
-  for (int q = tid; q < M * 4; q += blockDim.x) {
-    const int aa = q / 4, c = q % 4;
-    double s = 0;
-    for (int slot = 0; slot < nnei; ++slot) s += b.g[(base + slot) * M + aa] * b.rhat[(base + slot) * 4 + c];
-    gr[q] = s / nnei;
-  }
-  __syncthreads();
-  // Fitting input: the descriptor, then the atom's normalised parameters.
-  for (int q = tid; q < m.fit_in; q += blockDim.x) {
-    if (q < M * axis) {
-      const int aa = q / axis, bb = q % axis;
-      double s = 0;
-      for (int c = 0; c < 4; ++c) s += gr[aa * 4 + c] * gr[bb * 4 + c];
-      bufa[q] = s;
-    } else {
-      bufa[q] = b.extra[a.id[i] * m.extra + (q - M * axis)];
-    }
-  }
-  __syncthreads();
-  // Forward, keeping each layer's output (acts) and pre-activation (pre).
-  const double* x = bufa;
-  for (int l = 0; l < fit.layers; ++l) {
-    const int in = fit.in[l], out = fit.out[l];
-    const double* Wl = b.weights + fit.w[l];
-    double* y = acts + offset[l];
-    for (int o = tid; o < out; o += blockDim.x) {
-      double z = b.weights[fit.b[l] + o];
-      for (int q = 0; q < in; ++q) z += x[q] * Wl[q * out + o];
-      pre[offset[l] + o] = z;
-      double v = activate(static_cast<Activation>(fit.act[l]), z);
-      if (fit.idt[l] >= 0) v *= b.weights[fit.idt[l] + o];
-      if (fit.residual[l] == 1) v += x[o];
-      else if (fit.residual[l] == 2) v += x[o % in];
-      y[o] = v;
-    }
-    __syncthreads();
-    x = y;
-  }
-  const bool excluded_atom = m.atom_excluded[ti];
-  const double ei = excluded_atom ? 0.0 : x[0] + m.bias[ti];
-  if (tid == 0) {
-    energy_part[0] = ei;
-    if (kPerAtom) atom_energy[i] += ei;
-  }
-  if (excluded_atom) {  // the whole block leaves together
-    if (tid == 0) atomicAdd(totals, ei);
-    return;
-  }
-  // Backward through the fitting net: g holds d E / d(layer output).
-  double* g = bufb;
-  double* gin = bufa;  // the input is no longer needed
-  if (tid == 0) g[0] = 1.0;
-  __syncthreads();
-  for (int l = fit.layers - 1; l >= 0; --l) {
-    const int in = fit.in[l], out = fit.out[l];
-    const double* Wl = b.weights + fit.w[l];
-    // Gradient at the pre-activation, in place.
-    for (int o = tid; o < out; o += blockDim.x) {
-      double d = g[o] * activate_derivative(static_cast<Activation>(fit.act[l]), pre[offset[l] + o]);
-      if (fit.idt[l] >= 0) d *= b.weights[fit.idt[l] + o];
-      pre[offset[l] + o] = d;
-    }
-    __syncthreads();
-    for (int q = tid; q < in; q += blockDim.x) {
-      double s = 0;
-      for (int o = 0; o < out; ++o) s += Wl[q * out + o] * pre[offset[l] + o];
-      if (fit.residual[l] == 1) s += g[q];
-      else if (fit.residual[l] == 2) s += g[q] + g[q + in];
-      gin[q] = s;
-    }
-    __syncthreads();
-    double* t = g;
-    g = gin;
-    gin = t;
-  }
-  // g = dE/d(fitting input); the descriptor part gives dE/dgr.
-  for (int q = tid; q < M * 4; q += blockDim.x) {
-    const int p = q / 4, c = q % 4;
-    double s = 0;
-    for (int bb = 0; bb < axis; ++bb) s += g[p * axis + bb] * gr[bb * 4 + c];
-    if (p < axis)
-      for (int aa = 0; aa < M; ++aa) s += g[aa * axis + p] * gr[aa * 4 + c];
-    ggr[q] = s / nnei;
-  }
-  __syncthreads();
-  double fi[3] = {0, 0, 0}, vir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int slot = tid; slot < nnei; slot += blockDim.x) {
-    const long at = base + slot;
-    const int j = b.nlist[at];
-    if (j < 0) continue;
-    const double* G = b.g + at * M;
-    const double* dG = b.dg + at * M;
-    const double* rh = b.rhat + at * 4;
-    double grh[4] = {0, 0, 0, 0};
-    for (int q = 0; q < M; ++q) {
-      const double gq0 = ggr[q * 4], gq1 = ggr[q * 4 + 1], gq2 = ggr[q * 4 + 2], gq3 = ggr[q * 4 + 3];
-      grh[0] += gq0 * G[q] + (gq0 * rh[0] + gq1 * rh[1] + gq2 * rh[2] + gq3 * rh[3]) * dG[q];
-      grh[1] += gq1 * G[q];
-      grh[2] += gq2 * G[q];
-      grh[3] += gq3 * G[q];
-    }
-    double gd[3] = {0, 0, 0};
-    for (int c = 0; c < 4; ++c)
-      for (int q = 0; q < 3; ++q) gd[q] += grh[c] * b.drhat[(at * 4 + c) * 3 + q];
-    atomicAdd(a.fx + j, -gd[0]);
-    atomicAdd(a.fy + j, -gd[1]);
-    atomicAdd(a.fz + j, -gd[2]);
-    for (int q = 0; q < 3; ++q) fi[q] += gd[q];
-    const double* dd = b.disp + at * 3;
-    for (int p = 0; p < 3; ++p)
-      for (int q = 0; q < 3; ++q) {
-        const double v = -gd[p] * dd[q];
-        vir[p * 3 + q] += v;
-        if (kPerAtom) atomicAdd(atom_virial + static_cast<long>(p * 3 + q) * a.n + j, v);
-      }
-  }
-  atomicAdd(a.fx + i, fi[0]);
-  atomicAdd(a.fy + i, fi[1]);
-  atomicAdd(a.fz + i, fi[2]);
-  for (int c = 0; c < 9; ++c) atomicAdd(&energy_part[1 + c], vir[c]);
-  __syncthreads();
-  if (tid < 10) atomicAdd(totals + tid, energy_part[tid]);
+template <class S, class A>
+void Evaluator<S, A>::type_keys(AtomsRef a, const int* model_type, int* keys, int* idx) {
+  type_keys_kernel<<<blocks(a.n, kPost), kPost>>>(a, model_type, keys, idx);
+  QUASAR_LAUNCH_CHECK("dp type_keys_kernel");
+}
+
+template <class S, class A>
+void Evaluator<S, A>::count_types(const int* sorted, int n, int* counts) {
+  QUASAR_CUDA_CHECK(cudaMemsetAsync(counts, 0xff, kGpuMaxTypes * sizeof(int)));  // -1: type absent
+  count_types_kernel<<<blocks(n, kPost), kPost>>>(sorted, n, counts);
+  ends_to_counts_kernel<<<1, 1>>>(counts, m_.ntypes);
+  QUASAR_LAUNCH_CHECK("dp count_types_kernel");
 }
 
 }  // namespace
 
-void deep_potential_cuda(const GpuBuffers& b, const GpuModel& hm, AtomsRef atoms, const NeighborRef& list,
-                         double* totals, double* atom_energy, double* atom_virial) {
-  const int n = atoms.n;
-  if (n == 0) return;
-  if (hm.nnei > kMaxSlots) throw Error("deepmd on the GPU: sum(sel) above 1024 is not supported yet");
-  QUASAR_CUDA_CHECK(cudaMemsetAsync(atoms.fx, 0, n * sizeof(double)));
-  QUASAR_CUDA_CHECK(cudaMemsetAsync(atoms.fy, 0, n * sizeof(double)));
-  QUASAR_CUDA_CHECK(cudaMemsetAsync(atoms.fz, 0, n * sizeof(double)));
-  QUASAR_CUDA_CHECK(cudaMemsetAsync(totals, 0, 10 * sizeof(double)));
-  environment_kernel<<<grid_for(n, kBlock), kBlock>>>(b, atoms, list);
-  QUASAR_LAUNCH_CHECK("dp environment_kernel");
-  const long slots = static_cast<long>(n) * hm.nnei;
-  embedding_kernel<<<grid_for(slots, kBlock), kBlock>>>(b, atoms);
-  QUASAR_LAUNCH_CHECK("dp embedding_kernel");
-  const std::size_t shm =
-      sizeof(double) * (8 * static_cast<std::size_t>(hm.m) + 2 * static_cast<std::size_t>(hm.max_width + hm.fit_outputs));
-  if (atom_energy) {
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_energy, 0, n * sizeof(double)));
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_virial, 0, 9 * static_cast<std::size_t>(n) * sizeof(double)));
-    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(atom_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
-    atom_kernel<true><<<n, kBlock, shm>>>(b, atoms, totals, atom_energy, atom_virial);
-  } else {
-    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(atom_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
-    atom_kernel<false><<<n, kBlock, shm>>>(b, atoms, totals, nullptr, nullptr);
+GpuEvaluator::GpuEvaluator(const DpModel& model, const EmbeddingTables* tables, Precision precision, long chunk_atoms,
+                           double work_bytes) {
+  switch (precision) {
+    case Precision::Double: impl_ = std::make_unique<Evaluator<double, double>>(model, tables, chunk_atoms, work_bytes); break;
+    case Precision::Mixed32: impl_ = std::make_unique<Evaluator<float, float>>(model, tables, chunk_atoms, work_bytes); break;
+    case Precision::Mixed16: impl_ = std::make_unique<Evaluator<__half, float>>(model, tables, chunk_atoms, work_bytes); break;
   }
-  QUASAR_LAUNCH_CHECK("dp atom_kernel");
 }
+GpuEvaluator::~GpuEvaluator() = default;
+void GpuEvaluator::set_extra(const std::vector<double>& v) { impl_->set_extra(v); }
+void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals,
+                           double* atom_energy, double* atom_virial) {
+  impl_->compute(atoms, list, model_type, totals, atom_energy, atom_virial);
+}
+double GpuEvaluator::work_bytes() const { return impl_->work; }
+long GpuEvaluator::chunk_atoms() const { return impl_->chunk; }
 
 }  // namespace quasar::dp

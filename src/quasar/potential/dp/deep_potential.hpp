@@ -1,6 +1,7 @@
 #pragma once
 // Deep Potential (se_e2_a descriptor + energy fitting) as a Potential: the double-precision CPU
 // reference of energies, forces, virials and their per-atom parts.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ class DeepPotential : public Potential {
   void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) override;
 
   const DpModel& model() const { return model_; }
+  // Precision of the GPU evaluation (the CPU evaluation is double) and atoms per GPU chunk (0: auto).
+  void set_precision(Precision p, long chunk_atoms = 0);
+  Precision precision() const { return precision_; }
+  const GpuEvaluator* gpu_evaluator() const { return gpu_.get(); }
   // Frame parameters (numb_fparam values) and atomic parameters: numb_aparam values for every atom
   // (in input order), or numb_aparam values that all atoms share.
   void set_fparam(std::vector<double> f);
@@ -42,14 +47,13 @@ class DeepPotential : public Potential {
   DpModel model_;
   std::vector<int> model_type_;  // structure type -> model type
   std::vector<double> fparam_, aparam_;
-  // GPU state (deep_potential_gpu.cpp): the flattened model, uploaded once, and per-slot work arrays.
-  GpuModel gpu_host_{};
-  bool gpu_ready_ = false, extra_dirty_ = true;
-  Array<GpuModel> gpu_model_{Backend::Cuda};
-  Array<double> gpu_weights_{Backend::Cuda}, gpu_davg_{Backend::Cuda}, gpu_dstd_{Backend::Cuda}, gpu_extra_{Backend::Cuda};
-  Array<int> gpu_mtype_{Backend::Cuda}, gpu_nlist_{Backend::Cuda};
-  Array<double> gpu_rhat_{Backend::Cuda}, gpu_drhat_{Backend::Cuda}, gpu_disp_{Backend::Cuda}, gpu_g_{Backend::Cuda},
-      gpu_dg_{Backend::Cuda};
+  std::shared_ptr<const EmbeddingTables> tables_;  // when the model is compressed
+  // GPU state: the evaluator (made at first use) and the structure -> model type map on the device.
+  Precision precision_ = Precision::Double;
+  long chunk_atoms_ = 0;
+  std::unique_ptr<GpuEvaluator> gpu_;
+  bool extra_dirty_ = true;
+  Array<int> gpu_mtype_{Backend::Cuda};
 };
 
 }  // namespace quasar::dp

@@ -1,57 +1,69 @@
 #pragma once
-// The Deep Potential evaluation on the GPU, first version: the same algorithm as the CPU reference
-// (double precision), one thread per atom for the environment, one per neighbour slot for the
-// embedding net, one block per atom for descriptor, fitting net and backward pass. Plain data only:
-// no CUDA headers.
+// The Deep Potential on the GPU. Atoms are evaluated in chunks of one centre type so that network
+// activations never scale with the whole system:
+//   environment  one block per atom: neighbours within rcut ranked by (type, distance, list order)
+//                in shared memory, rows written per neighbour type, padded to sel;
+//   embedding    per neighbour type, forward mode: [G; dG/ds] through every layer as one GEMM of
+//                twice the rows (cuBLAS), bias + activation + derivative fused in one kernel;
+//                or, for compressed models, the tables evaluated inside the next two kernels;
+//   descriptor   one block per atom: G^T R_hat, then D = (G^T R)(G^T R)<^T;
+//   fitting      GEMMs forward (keeping act'), GEMMs backward to dE/dD;
+//   forces       one warp per neighbour slot: dE/dR_hat from G, dG and dE/d(G^T R), then forces
+//                (atomics on the neighbour only) and virials.
+// Precision: double; mixed32 (float networks); mixed16 (half GEMM operands on tensor cores with
+// float accumulation; first embedding layer, last fitting layer, activations and the descriptor in
+// float). Environment, forces and virials are double in every mode. Plain data only here.
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/potential/dp/compress.hpp"
 #include "quasar/potential/dp/model.hpp"
 
 namespace quasar::dp {
 
-constexpr int kGpuMaxTypes = 8, kGpuMaxLayers = 8, kGpuMaxWidth = 256;
+enum class Precision { Double, Mixed32, Mixed16 };
+Precision parse_precision(const std::string& name);  // double, mixed32, mixed16
+const char* precision_name(Precision p);
 
-struct GpuNet {
-  int layers = 0;
-  int in[kGpuMaxLayers], out[kGpuMaxLayers], residual[kGpuMaxLayers], act[kGpuMaxLayers];
-  long w[kGpuMaxLayers], b[kGpuMaxLayers], idt[kGpuMaxLayers];  // offsets into the weights; idt -1 when absent
-};
+constexpr int kGpuMaxTypes = 8;
 
-// Everything the kernels read about the model; lives in device memory.
+// Model constants the kernels take by value.
 struct GpuModel {
   int ntypes, nnei, m, axis, fit_in, extra;  // extra: frame + atomic parameters per atom
   double rcut, rcut_smth, env_protection;
   int sel[kGpuMaxTypes], sec[kGpuMaxTypes + 1];
   int type_one_side;
-  GpuNet emb[kGpuMaxTypes * kGpuMaxTypes], fit[kGpuMaxTypes];
   char excluded[kGpuMaxTypes * kGpuMaxTypes], pair_excluded[kGpuMaxTypes * kGpuMaxTypes], atom_excluded[kGpuMaxTypes];
   double bias[kGpuMaxTypes];  // bias_atom_e + out_bias
-  int max_width;              // widest fitting layer input or output
-  int fit_outputs;            // largest sum of a fitting net's layer widths
 };
+GpuModel gpu_model_constants(const DpModel& model);
 
-// Flattens the model for the kernels: fills `g` and the weights (host copies to upload).
-void flatten_model(const DpModel& model, GpuModel& g, std::vector<double>& weights);
+class GpuEvaluator {
+ public:
+  // chunk_atoms 0: chosen from a work-memory budget (work_bytes).
+  GpuEvaluator(const DpModel& model, const EmbeddingTables* tables, Precision precision, long chunk_atoms = 0,
+               double work_bytes = 4.0 * (1L << 30));
+  ~GpuEvaluator();
+  GpuEvaluator(const GpuEvaluator&) = delete;
+  GpuEvaluator& operator=(const GpuEvaluator&) = delete;
 
-struct GpuBuffers {
-  const GpuModel* model;      // device
-  const double* weights;      // device
-  const double* davg;         // device, [ntypes][nnei][4]
-  const double* dstd;
-  const int* model_type;      // structure type -> model type
-  const double* extra;        // normalised fparam/aparam per atom id ([n][extra]) or null
-  int* nlist;                 // [n][nnei]
-  double* rhat;               // [n][nnei][4]
-  double* drhat;              // [n][nnei][4][3]
-  double* disp;               // [n][nnei][3]
-  double* g;                  // [n][nnei][m]
-  double* dg;                 // [n][nnei][m]
+  // Normalised frame/atomic parameters per atom id ([n][extra]), when the model has them.
+  void set_extra(const std::vector<double>& values);
+  // Energy into totals[0], virial into totals[1..9], forces overwritten; per-atom terms when the
+  // pointers are not null. model_type maps structure types to model types. All device pointers.
+  void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals, double* atom_energy,
+               double* atom_virial);
+  // Work memory held (bytes) and atoms per chunk, for reports.
+  double work_bytes() const;
+  long chunk_atoms() const;
+
+  struct Impl;  // one per precision, in deep_potential.cu
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
-
-// Energy, forces (overwritten), virial and per-atom terms into the given device arrays.
-void deep_potential_cuda(const GpuBuffers& b, const GpuModel& host_model, AtomsRef atoms, const NeighborRef& list,
-                         double* totals, double* atom_energy, double* atom_virial);
 
 }  // namespace quasar::dp

@@ -222,6 +222,15 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
     if (static_cast<int>(ob.size()) < nt) r.fail("model.@variables.out_bias", "needs one value per type");
     for (int t = 0; t < nt; ++t) model.out_bias[t] = ob[t];
   }
+  if (m.contains("quasar_compress")) {
+    const auto& c = m.at("quasar_compress");
+    model.compressed = true;
+    model.compression.min_nbor_dist = r.at(c, "min_nbor_dist", "model.quasar_compress").get<double>();
+    model.compression.step = r.at(c, "step", "model.quasar_compress").get<double>();
+    model.compression.extrapolate = r.at(c, "extrapolate", "model.quasar_compress").get<int>();
+    if (model.compression.min_nbor_dist <= 0 || model.compression.step <= 0 || model.compression.extrapolate < 1)
+      r.fail("model.quasar_compress", "needs min_nbor_dist > 0, step > 0 and extrapolate >= 1");
+  }
   return model;
 }
 

@@ -29,6 +29,13 @@ struct SeE2A {
   }
 };
 
+// Settings of the tabulated embedding (compress.hpp), kept in model files as model.quasar_compress.
+struct Compression {
+  double min_nbor_dist = 0;  // Å: closest neighbour distance the fine table must cover
+  double step = 0.01;        // fine stride in the normalised input
+  int extrapolate = 5;
+};
+
 struct DpModel {
   std::vector<std::string> type_map;
   SeE2A descriptor;
@@ -40,6 +47,8 @@ struct DpModel {
   // Frame and atomic parameters appended (normalised) to the fitting input after the descriptor.
   int numb_fparam = 0, numb_aparam = 0;
   std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
+  bool compressed = false;
+  Compression compression;
   int ntypes() const { return static_cast<int>(type_map.size()); }
 };
 

@@ -75,39 +75,54 @@ void Network::backward(const Trace& t, const double* grad_out, double* grad_in) 
 }
 
 void Network::forward_scalar(double x, std::vector<double>& y, std::vector<double>& dy) const {
+  std::vector<double> d2y;
+  forward_scalar(x, y, dy, d2y);
+}
+
+// Forward mode to second order: z' = x' W, z'' = x'' W, a' = f'(z) z', a'' = f''(z) z'^2 + f'(z) z''.
+void Network::forward_scalar(double x, std::vector<double>& y, std::vector<double>& dy, std::vector<double>& d2y) const {
   y.assign(1, x);
   dy.assign(1, 1.0);
-  std::vector<double> z, dz;
+  d2y.assign(1, 0.0);
+  std::vector<double> z, dz, d2z, ny, ndy, nd2y;
   for (const Layer& L : layers) {
     z.assign(L.b.begin(), L.b.end());
     dz.assign(L.out, 0.0);
+    d2z.assign(L.out, 0.0);
     for (int i = 0; i < L.in; ++i) {
       const double* wr = &L.w[static_cast<std::size_t>(i) * L.out];
       for (int o = 0; o < L.out; ++o) {
         z[o] += y[i] * wr[o];
         dz[o] += dy[i] * wr[o];
+        d2z[o] += d2y[i] * wr[o];
       }
     }
-    std::vector<double> ny(L.out), ndy(L.out);
+    ny.resize(L.out);
+    ndy.resize(L.out);
+    nd2y.resize(L.out);
     const int res = L.residual();
     for (int o = 0; o < L.out; ++o) {
-      double v = activate(L.act, z[o]), dv = activate_derivative(L.act, z[o]) * dz[o];
+      const double f1 = activate_derivative(L.act, z[o]);
+      double v = activate(L.act, z[o]), dv = f1 * dz[o],
+             d2v = activate_second_derivative(L.act, z[o]) * dz[o] * dz[o] + f1 * d2z[o];
       if (!L.idt.empty()) {
         v *= L.idt[o];
         dv *= L.idt[o];
+        d2v *= L.idt[o];
       }
-      if (res == 1) {
-        v += y[o];
-        dv += dy[o];
-      } else if (res == 2) {
-        v += y[o % L.in];
-        dv += dy[o % L.in];
+      if (res) {
+        const int q = res == 1 ? o : o % L.in;
+        v += y[q];
+        dv += dy[q];
+        d2v += d2y[q];
       }
       ny[o] = v;
       ndy[o] = dv;
+      nd2y[o] = d2v;
     }
     y.swap(ny);
     dy.swap(ndy);
+    d2y.swap(nd2y);
   }
 }
 

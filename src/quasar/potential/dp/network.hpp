@@ -36,6 +36,8 @@ struct Network {
   void backward(const Trace& t, const double* grad_out, double* grad_in) const;
   // For a one-input network: output and its derivative with respect to the input (forward mode).
   void forward_scalar(double x, std::vector<double>& y, std::vector<double>& dy) const;
+  // The same with the second derivative (for tables of the embedding net).
+  void forward_scalar(double x, std::vector<double>& y, std::vector<double>& dy, std::vector<double>& d2y) const;
 };
 
 }  // namespace quasar::dp

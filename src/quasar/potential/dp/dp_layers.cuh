@@ -1,0 +1,152 @@
+#pragma once
+// Dense layers of the Deep Potential's networks on the GPU: a cuBLAS GEMM per layer and one
+// element-wise kernel for bias, activation, timestep and residual (and the derivative the backward
+// pass needs). Row-major matrices throughout; cuBLAS sees them as their transposes.
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+
+#include <string>
+
+#include "quasar/core/error.hpp"
+#include "quasar/device/cuda_check.cuh"
+#include "quasar/potential/dp/activation.hpp"
+
+namespace quasar::dp {
+
+template <class T>
+__host__ __device__ inline T to(double v) {
+  return static_cast<T>(v);
+}
+template <>
+__host__ __device__ inline __half to<__half>(double v) {
+  return __float2half(static_cast<float>(v));
+}
+template <class A>
+__host__ __device__ inline A from(__half v) {
+  return static_cast<A>(__half2float(v));
+}
+template <class A, class T>
+__host__ __device__ inline A from(T v) {
+  return static_cast<A>(v);
+}
+
+template <class T>
+constexpr cudaDataType_t cuda_type() {
+  if constexpr (std::is_same_v<T, double>) return CUDA_R_64F;
+  else if constexpr (std::is_same_v<T, float>) return CUDA_R_32F;
+  else return CUDA_R_16F;
+}
+
+inline void cublas_check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string("cuBLAS error ") + std::to_string(static_cast<int>(s)) + " in " + what);
+}
+
+// Y (rows x out, type A) = X (rows x in, type S) W (in x out, type S), or with transpose_w:
+// Y (rows x in) = X (rows x out) W^T. Accumulation in A (double, or float for float and half).
+template <class S, class A>
+void gemm(cublasHandle_t h, long rows, int in, int out, const S* x, const S* w, A* y, bool transpose_w) {
+  const cublasComputeType_t compute = std::is_same_v<A, double> ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+  const A one = 1, zero = 0;
+  const int n = static_cast<int>(rows);
+  if (!transpose_w)
+    cublas_check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, out, n, in, &one, w, cuda_type<S>(), out, x, cuda_type<S>(),
+                              in, &zero, y, cuda_type<A>(), out, compute, CUBLAS_GEMM_DEFAULT),
+                 "forward layer");
+  else
+    cublas_check(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, in, n, out, &one, w, cuda_type<S>(), out, x, cuda_type<S>(),
+                              out, &zero, y, cuda_type<A>(), in, compute, CUBLAS_GEMM_DEFAULT),
+                 "backward layer");
+}
+
+// One layer's constants on the device.
+template <class S, class A>
+struct LayerRef {
+  int in = 0, out = 0, residual = 0;
+  Activation act = Activation::Tanh;
+  const S* w = nullptr;    // GEMM operand
+  const A* wa = nullptr;   // the same weights in A (element-wise first/last layers)
+  const A* b = nullptr;
+  const A* idt = nullptr;  // or null
+};
+
+// Column of the input a residual layer adds to output o.
+__device__ inline int residual_column(int residual, int o, int in) { return residual == 1 ? o : o % in; }
+
+// Embedding layer after its GEMM, forward mode: rows [0, R) of z hold x W, rows [R, 2R) hold
+// (dx/ds) W. Writes y = act(z + b) idt (+ x) and dy/ds likewise; y may alias z.
+template <class S, class A, class In, class Out>
+__global__ void embed_post_kernel(long R, LayerRef<S, A> L, const A* z, const In* x, Out* y) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= R * L.out) return;
+  const long r = e / L.out;
+  const int o = static_cast<int>(e % L.out);
+  const A zz = z[e] + L.b[o], dz = z[R * L.out + e];
+  A v = activate(L.act, zz), dv = activate_derivative(L.act, zz) * dz;
+  if (L.idt) {
+    v *= L.idt[o];
+    dv *= L.idt[o];
+  }
+  if (L.residual) {
+    const int q = residual_column(L.residual, o, L.in);
+    v += from<A>(x[r * L.in + q]);
+    dv += from<A>(x[(R + r) * L.in + q]);
+  }
+  y[e] = to<Out>(v);
+  y[R * L.out + e] = to<Out>(dv);
+}
+
+// First embedding layer (one input, s_hat = rhat[4 r]): element-wise in A, forward mode.
+template <class S, class A, class Out>
+__global__ void embed_first_kernel(long R, LayerRef<S, A> L, const A* rhat, Out* y) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= R * L.out) return;
+  const long r = e / L.out;
+  const int o = static_cast<int>(e % L.out);
+  const A x = rhat[4 * r], zz = x * L.wa[o] + L.b[o];
+  A v = activate(L.act, zz), dv = activate_derivative(L.act, zz) * L.wa[o];
+  if (L.idt) {
+    v *= L.idt[o];
+    dv *= L.idt[o];
+  }
+  if (L.residual) {
+    v += x;
+    dv += A(1);
+  }
+  y[e] = to<Out>(v);
+  y[R * L.out + e] = to<Out>(dv);
+}
+
+// Fitting layer after its GEMM: y = act(z + b) idt (+ x), deriv = act'(z + b) idt. y may alias z.
+template <class S, class A, class Out>
+__global__ void fit_post_kernel(long rows, LayerRef<S, A> L, const A* z, const S* x, Out* y, A* deriv) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= rows * L.out) return;
+  const long r = e / L.out;
+  const int o = static_cast<int>(e % L.out);
+  const A zz = z[e] + L.b[o];
+  A v = activate(L.act, zz), d = activate_derivative(L.act, zz);
+  if (L.idt) {
+    v *= L.idt[o];
+    d *= L.idt[o];
+  }
+  if (L.residual) v += from<A>(x[r * L.in + residual_column(L.residual, o, L.in)]);
+  y[e] = to<Out>(v);
+  deriv[e] = d;
+}
+
+// Fitting layer backward after the GEMM z = gp W^T (rows x in): the gradient at the layer's input
+// g_in = z + residual(g_out); and, for the layer below, g_in * act' (S) when deriv is given.
+template <class S, class A>
+__global__ void fit_back_kernel(long rows, LayerRef<S, A> L, const A* z, const A* g_out, const A* deriv, A* g_in, S* gp) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= rows * L.in) return;
+  const long r = e / L.in;
+  const int q = static_cast<int>(e % L.in);
+  A v = z[e];
+  if (L.residual == 1) v += g_out[r * L.out + q];
+  else if (L.residual == 2) v += g_out[r * L.out + q] + g_out[r * L.out + q + L.in];
+  g_in[e] = v;
+  if (deriv) gp[e] = to<S>(v * deriv[e]);
+}
+
+}  // namespace quasar::dp
