@@ -12,6 +12,27 @@ int Structure::type_index(const std::string& name) {
   return static_cast<int>(type_names.size()) - 1;
 }
 
+Structure replicate(const Structure& s, std::array<int, 3> n) {
+  Structure r;
+  r.type_names = s.type_names;
+  r.type_masses = s.type_masses;
+  Mat3 h = s.box.h;
+  for (int a = 0; a < 3; ++a) {
+    const double f = n[a];
+    h.r[a] = f * s.box.h.r[a];
+  }
+  r.box = s.box;
+  r.box.set_matrix(h);
+  for (int a = 0; a < n[0]; ++a)
+    for (int b = 0; b < n[1]; ++b)
+      for (int c = 0; c < n[2]; ++c)
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          r.positions.push_back(s.positions[i] + s.box.shift(a, b, c));
+          r.types.push_back(s.types[i]);
+        }
+  return r;
+}
+
 void Structure::validate(const std::string& origin) const {
   const std::size_t n = positions.size();
   auto need = [&](std::size_t got, const char* what) {

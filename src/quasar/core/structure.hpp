@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct Structure {
   // Throws an Error naming the problem when sizes disagree or a mass is missing.
   void validate(const std::string& origin) const;
 };
+
+// The structure repeated n[0] x n[1] x n[2] times along its cell vectors (positions and types only).
+Structure replicate(const Structure& s, std::array<int, 3> n);
 
 // Standard atomic mass (amu) of a chemical element symbol; 0 when the symbol is not an element.
 double element_mass(const std::string& symbol);
