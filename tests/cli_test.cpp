@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quasar/io/extxyz.hpp"
+#include "quasar/potential/dp/model.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "test_systems.hpp"
 
@@ -142,6 +143,27 @@ TEST_F(Cli, BadInputNamesFileLineAndKey) {
   EXPECT_NE(r.err.find("unknown potential type \"morse\"; valid types: lj, eam, deepmd"), std::string::npos) << r.err;
   r = quasar("run nothere.toml");
   EXPECT_EQ(r.code, 1);
+}
+
+TEST_F(Cli, DpCompressWritesATabulatedModel) {
+  const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  if (model.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  const Result ok = quasar("dp compress " + model + " c.dp --min-dist 0.8 --step 0.02");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("largest deviation from the nets"), std::string::npos);
+  const dp::DpModel m = dp::read_dp_model((dir_ / "c.dp").string());
+  EXPECT_TRUE(m.compressed);
+  EXPECT_EQ(m.compression.step, 0.02);
+  const Result missing = quasar("dp compress " + model + " d.dp");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--min-dist"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "d.dp"));
+  EXPECT_EQ(quasar("dp compress nothere.yaml e.dp --min-dist 1").code, 1);
+  EXPECT_EQ(quasar("dp frobnicate").code, 2);
+  // Precision modes are for the GPU; the CPU says so.
+  const Result cpu = quasar("eval --model c.dp --structure x.xyz --device cpu --precision mixed99");
+  EXPECT_EQ(cpu.code, 1);
+  EXPECT_NE(cpu.err.find("valid: double, mixed32, mixed16"), std::string::npos);
 }
 
 TEST_F(Cli, EmbeddedDefaultExampleRuns) {

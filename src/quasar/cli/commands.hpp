@@ -9,5 +9,6 @@ int run_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 int model_devi_command(const std::vector<std::string>& args);
+int dp_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

@@ -13,7 +13,7 @@
 namespace quasar::cli {
 
 namespace {
-const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--json] [--per-atom]
+const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom]
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
 XYZ frames or a LAMMPS data file). MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
@@ -40,7 +40,7 @@ nlohmann::json to_json(const Evaluation& e, bool per_atom) {
 }  // namespace
 
 int eval_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help", "--json", "--per-atom"}, {"--model", "--structure", "--device"});
+  const Args a = Args::parse(argv, {"--help", "--json", "--per-atom"}, {"--model", "--structure", "--device", "--precision"});
   if (a.has("--help")) {
     std::cout << kEvalHelp;
     return 0;
@@ -49,6 +49,7 @@ int eval_command(const std::vector<std::string>& argv) {
   if (!a.has("--model") || !a.has("--structure")) throw UsageError("eval needs --model and --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
   auto pot = load_model(a.get("--model"));
+  set_model_precision(*pot, a.get("--precision", "double"));
   const std::string path = a.get("--structure");
   std::vector<Structure> frames;
   const bool xyz = path.size() > 4 && (path.substr(path.size() - 4) == ".xyz" || path.find(".extxyz") != std::string::npos);

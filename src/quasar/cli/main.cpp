@@ -1,4 +1,4 @@
-// The `quasar` command: run, eval, info.
+// The `quasar` command: run, eval, model-devi, dp, info.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,6 +17,7 @@ commands:
   run INPUT.toml     run the simulation an input file describes
   eval               energy, forces and virial of structures with a model
   model-devi         spread of several models' forces and virials, for active learning
+  dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
     if (cmd == "eval") return quasar::cli::eval_command(args);
     if (cmd == "info") return quasar::cli::info_command(args);
     if (cmd == "model-devi") return quasar::cli::model_devi_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, model-devi, info)");
+    if (cmd == "dp") return quasar::cli::dp_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, model-devi, dp, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

@@ -13,7 +13,7 @@
 namespace quasar::cli {
 
 namespace {
-const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--output FILE] [--device cpu|cuda|auto]
+const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
 
 Model deviation of every frame of FILE (extended XYZ or LAMMPS data) for active learning, in the
 layout of DeePMD-kit's `dp model-devi`: one line per frame with
@@ -33,7 +33,7 @@ int model_devi_command(const std::vector<std::string>& argv) {
       rest.push_back(argv[i]);
     }
   }
-  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device"});
+  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device", "--precision"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
@@ -45,6 +45,7 @@ int model_devi_command(const std::vector<std::string>& argv) {
   std::vector<Potential*> pots;
   for (const auto& m : models) {
     owned.push_back(load_model(m));
+    set_model_precision(*owned.back(), a.get("--precision", "double"));
     pots.push_back(owned.back().get());
   }
   const std::string path = a.get("--structure");

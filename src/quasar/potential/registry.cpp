@@ -11,7 +11,7 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
   if (type == "lj") return std::make_unique<LennardJones>(t);
   if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
   if (type == "deepmd") {
-    t.allow_only({"type", "file", "fparam", "aparam"});
+    t.allow_only({"type", "file", "fparam", "aparam", "precision", "chunk_atoms"});
     std::filesystem::path p(t.get_string("file"));
     if (p.is_relative()) p = base_dir / p;
     if (!std::filesystem::exists(p)) t.fail("file", "model file '" + p.string() + "' not found");
@@ -23,6 +23,13 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
       throw;
     } catch (const Error& e) {
       t.fail(t.has("aparam") ? "aparam" : "fparam", e.what());
+    }
+    try {
+      pot->set_precision(dp::parse_precision(t.get_string("precision", "double")), t.get_int("chunk_atoms", 0));
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      t.fail("precision", e.what());
     }
     return pot;
   }
@@ -48,6 +55,12 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
   }
   throw InputError(path, 0,
                    "unknown model format (expected .eam, .eam.alloy, a DeePMD-kit .yaml or .dp, or a .toml file with [potential])");
+}
+
+void set_model_precision(Potential& potential, const std::string& precision) {
+  const dp::Precision p = dp::parse_precision(precision);
+  if (auto* d = dynamic_cast<dp::DeepPotential*>(&potential)) d->set_precision(p);
+  else if (p != dp::Precision::Double) throw Error("precision " + precision + " applies to deepmd models only");
 }
 
 }  // namespace quasar

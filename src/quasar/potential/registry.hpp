@@ -16,4 +16,8 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& potential, const st
 // DeePMD-kit .yaml model, or a TOML file holding a [potential] table.
 std::unique_ptr<Potential> load_model(const std::string& path);
 
+// GPU precision of a model ("double", "mixed32", "mixed16"); only Deep Potentials have other
+// modes than double.
+void set_model_precision(Potential& potential, const std::string& precision);
+
 }  // namespace quasar

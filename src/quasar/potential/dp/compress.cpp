@@ -24,11 +24,12 @@ void EmbeddingTables::eval(int net, double x, double* y, double* dy) const {
   int l;
   double t;
   locate(x, l, t);
+  const double slope = x < lower || x > max ? 0.0 : 1.0;  // flat outside the table: forces stay conservative
   const double* c = &coef[(static_cast<std::size_t>(net) * intervals() + l) * 6 * m];
   for (int q = 0; q < m; ++q) {
     const double a5 = c[q], a4 = c[m + q], a3 = c[2 * m + q], a2 = c[3 * m + q], a1 = c[4 * m + q], a0 = c[5 * m + q];
     y[q] = a0 + t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5))));
-    dy[q] = a1 + t * (2 * a2 + t * (3 * a3 + t * (4 * a4 + t * 5 * a5)));
+    dy[q] = slope * (a1 + t * (2 * a2 + t * (3 * a3 + t * (4 * a4 + t * 5 * a5))));
   }
 }
 

@@ -4,7 +4,8 @@
 // that matches the net's value and first two derivatives at the nodes. The fine part of the table
 // covers [lower, upper] (the inputs that neighbours at or beyond min_nbor_dist produce) with
 // stride `step`; the coarse part continues to max = upper + (extrapolate - 1)(upper - lower) with
-// stride 10 step; beyond it the input is clamped (the energy is flat there). The file keeps only the
+// stride 10 step; outside [lower, max] the output is held at the end value (flat, so forces stay
+// the energy's derivatives). The file keeps only the
 // settings (model.quasar_compress); the tables are rebuilt from the weights when the model is read.
 #include <vector>
 

@@ -217,6 +217,8 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
     compute_gpu(atoms, list, req, out);
     return;
   }
+  if (precision_ != Precision::Double)
+    throw Error(std::string("deepmd: precision ") + precision_name(precision_) + " is for the GPU; the CPU evaluates in double");
   const SeE2A& de = model_.descriptor;
   const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron;
   AtomsRef a = atoms.ref();

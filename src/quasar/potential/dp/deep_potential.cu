@@ -122,6 +122,7 @@ class Evaluator final : public GpuEvaluator::Impl {
       table_.stride1 = static_cast<A>(tables->stride1);
       coef_.assign(std::vector<A>(tables->coef.begin(), tables->coef.end()));
       table_.coef = coef_.data();
+      pad_.assign(padding_sums(model, *tables));
     }
     cublas_check(cublasCreate(&cublas_), "cublasCreate");
     chunk = chunk_atoms > 0 ? chunk_atoms : std::max(256L, static_cast<long>(work_bytes / bytes_per_atom()));
@@ -171,6 +172,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   void reserve(long nc) {
     const long rows = nc * m_.nnei, emb_rows = nc * max_sel_;
     grow(nbr_, rows);
+    grow(filled_, nc * m_.ntypes);
     grow(disp_, 3 * rows);
     grow(rhat_, 4 * rows);
     if (!compressed_) {
@@ -222,17 +224,17 @@ class Evaluator final : public GpuEvaluator::Impl {
                  double* atom_energy, double* atom_virial) {
     const std::size_t env_shm = list.capacity * (sizeof(double) + sizeof(int));
     environment_kernel<A><<<c.nc, kAtomBlock, env_shm>>>(m_, a, list, model_type, c, davg_.data(), dstd_.data(),
-                                                         nbr_.data(), disp_.data(), rhat_.data());
+                                                         nbr_.data(), disp_.data(), rhat_.data(), filled_.data());
     QUASAR_LAUNCH_CHECK("dp environment_kernel");
     const std::size_t desc_shm = 4 * m_.m * sizeof(A), force_shm = 8 * m_.m * sizeof(A);
     const double* extra = extra_.size() ? extra_.data() : nullptr;
     if (compressed_) {
-      descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), table_, extra, gr_.data(),
-                                                             fs_[0].data());
+      descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), table_, filled_.data(),
+                                                             pad_.data(), extra, gr_.data(), fs_[0].data());
     } else {
       embedding(c);
       descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), GemmSource<A>{gf_.data(), m_.m},
-                                                             extra, gr_.data(), fs_[0].data());
+                                                             nullptr, nullptr, extra, gr_.data(), fs_[0].data());
     }
     QUASAR_LAUNCH_CHECK("dp descriptor_kernel");
     const A* gD = fitting(c, totals, atom_energy);
@@ -314,6 +316,26 @@ class Evaluator final : public GpuEvaluator::Impl {
     return fa_[g].data();
   }
 
+  // Padding rows (R = 0) of the tabulated nets: G (x) R_hat summed from each slot to the end of
+  // its type, per centre type ([ti][slot][M][4], as descriptor_kernel reads it).
+  static std::vector<A> padding_sums(const DpModel& model, const EmbeddingTables& tab) {
+    const SeE2A& de = model.descriptor;
+    const int nt = model.ntypes(), nnei = de.nnei(), M = tab.m;
+    std::vector<double> sum(static_cast<std::size_t>(nt) * nnei * M * 4, 0.0), y(M), dy(M);
+    for (int ti = 0; ti < nt; ++ti)
+      for (int t = 0, sec = 0; t < nt; sec += de.sel[t], ++t)
+        for (int s = de.sel[t] - 1; s >= 0; --s) {
+          const std::size_t slot = static_cast<std::size_t>(ti) * nnei + sec + s, at = slot * 4;
+          double rh[4];
+          for (int k = 0; k < 4; ++k) rh[k] = -de.davg[at + k] / de.dstd[at + k];
+          tab.eval(de.type_one_side ? t : ti + t * nt, rh[0], y.data(), dy.data());
+          for (int q = 0; q < M; ++q)
+            for (int k = 0; k < 4; ++k)
+              sum[(slot * M + q) * 4 + k] = y[q] * rh[k] + (s + 1 < de.sel[t] ? sum[((slot + 1) * M + q) * 4 + k] : 0.0);
+        }
+    return std::vector<A>(sum.begin(), sum.end());
+  }
+
   GpuModel m_;
   DeviceNets<S, A> emb_, fit_;
   bool compressed_ = false;
@@ -325,7 +347,8 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<int> order_{Backend::Cuda}, keys_{Backend::Cuda}, idx_{Backend::Cuda}, counts_{Backend::Cuda};
   Array<char> temp_{Backend::Cuda};
   int order_size_ = -1;
-  Array<int> nbr_{Backend::Cuda};
+  Array<int> nbr_{Backend::Cuda}, filled_{Backend::Cuda};
+  Array<A> pad_{Backend::Cuda};
   Array<double> disp_{Backend::Cuda};
   Array<A> rhat_{Backend::Cuda}, gf_{Backend::Cuda}, ez_{Backend::Cuda}, gr_{Backend::Cuda}, deriv_{Backend::Cuda};
   Array<S> es_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};

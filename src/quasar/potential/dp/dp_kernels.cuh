@@ -31,7 +31,8 @@ __device__ inline int slot_type(const GpuModel& m, int slot) {
 // become padding; type-excluded rows are zero (nbr -2: no force).
 template <class A>
 __global__ void environment_kernel(GpuModel m, AtomsRef a, NeighborRef list, const int* model_type, ChunkRef c,
-                                   const double* davg, const double* dstd, int* nbr, double* disp, A* rhat) {
+                                   const double* davg, const double* dstd, int* nbr, double* disp, A* rhat,
+                                   int* filled) {
   extern __shared__ double env_shm[];
   double* dist = env_shm;
   int* type = reinterpret_cast<int*>(dist + list.capacity);
@@ -77,6 +78,7 @@ __global__ void environment_kernel(GpuModel m, AtomsRef a, NeighborRef list, con
     const int t = slot_type(m, slot), s = slot - m.sec[t];
     if (s >= count[t]) write(t, s, -1, Vec3{});
   }
+  if (threadIdx.x < nt) filled[local * nt + threadIdx.x] = min(count[threadIdx.x], m.sel[threadIdx.x]);
 }
 
 // Where G and dG/ds of a row come from: the embedding GEMMs' output, or the tables.
@@ -104,10 +106,11 @@ struct TableSource {
   A lower, upper, max, stride0, stride1;
   struct Cursor {
     const A* c;
-    A t;
+    A t, slope;  // slope 0 outside the table (flat, as the CPU tables)
   };
   __device__ Cursor at(const GpuModel& gm, int, int ti, int t, long, A x) const {
     const int net = gm.type_one_side ? t : ti + t * gm.ntypes;
+    const A slope = x < lower || x > max ? A(0) : A(1);
     x = x < lower ? lower : (x > max ? max : x);
     int l;
     A t0;
@@ -119,34 +122,40 @@ struct TableSource {
       l = n0 + k;
       t0 = x - (upper + k * stride1);
     }
-    return {coef + (static_cast<long>(net) * (n0 + n1) + l) * 6 * m, t0};
+    return {coef + (static_cast<long>(net) * (n0 + n1) + l) * 6 * m, t0, slope};
   }
   __device__ void get(const Cursor& c, int q, A& y, A& dy) const {
     const A a5 = c.c[q], a4 = c.c[m + q], a3 = c.c[2 * m + q], a2 = c.c[3 * m + q], a1 = c.c[4 * m + q],
             a0 = c.c[5 * m + q], t = c.t;
     y = a0 + t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5))));
-    dy = a1 + t * (A(2) * a2 + t * (A(3) * a3 + t * (A(4) * a4 + t * A(5) * a5)));
+    dy = c.slope * (a1 + t * (A(2) * a2 + t * (A(3) * a3 + t * (A(4) * a4 + t * A(5) * a5))));
   }
 };
 
 // One block per atom: gr = G^T R_hat / nnei (M x 4, kept for the backward pass) and the fitting
-// input: D = gr gr[:axis]^T, then the atom's normalised parameters.
+// input: D = gr gr[:axis]^T, then the atom's normalised parameters. With pad (the padding rows'
+// G (x) R_hat summed from each slot to the end of its type, [ti][slot][M][4]), the trailing padding
+// slots of each type are one lookup instead of one evaluation each.
 template <class S, class A, class Src>
-__global__ void descriptor_kernel(GpuModel m, ChunkRef c, const int* atom_id, const A* rhat, Src src,
-                                  const double* extra, A* gr, S* fit_in) {
+__global__ void descriptor_kernel(GpuModel m, ChunkRef c, const long* atom_id, const A* rhat, Src src,
+                                  const int* filled, const A* pad, const double* extra, A* gr, S* fit_in) {
   extern __shared__ double desc_shm[];
   A* g = reinterpret_cast<A*>(desc_shm);
   const int local = blockIdx.x, M = m.m;
   for (int q = threadIdx.x; q < M; q += blockDim.x) {
     A acc[4] = {0, 0, 0, 0};
-    for (int t = 0; t < m.ntypes; ++t)
-      for (int s = 0; s < m.sel[t]; ++s) {
+    for (int t = 0; t < m.ntypes; ++t) {
+      const int n = pad ? filled[local * m.ntypes + t] : m.sel[t];
+      for (int s = 0; s < n; ++s) {
         const long row = chunk_row(m, c.nc, t, local, s);
         const A* rh = rhat + 4 * row;
         A y, dy;
         src.get(src.at(m, c.nc, c.ti, t, row, rh[0]), q, y, dy);
         for (int k = 0; k < 4; ++k) acc[k] += y * rh[k];
       }
+      if (n < m.sel[t])
+        for (int k = 0; k < 4; ++k) acc[k] += pad[((static_cast<long>(c.ti) * m.nnei + m.sec[t] + n) * M + q) * 4 + k];
+    }
     for (int k = 0; k < 4; ++k) {
       const A v = acc[k] / A(m.nnei);
       g[4 * q + k] = v;

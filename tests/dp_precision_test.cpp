@@ -1,0 +1,242 @@
+// Tabulated ("compressed") embeddings, and the GPU evaluation per precision mode and chunk size
+// against the double-precision CPU reference on a 512-molecule water box.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "quasar/core/error.hpp"
+#include "quasar/io/deepmd_npy.hpp"
+#include "quasar/potential/dp/compress.hpp"
+#include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/dp/model_io.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "support.hpp"
+
+namespace quasar {
+namespace {
+
+// 512 molecules: frame 0 of DeePMD-kit's water data (64 molecules) repeated 2 x 2 x 2.
+Structure water512() {
+  const std::string dir = test::shared_path("reference/deepmd/water-data/data_0");
+  if (dir.empty()) return {};
+  return replicate(io::read_deepmd_frame(dir, 0, 0), {2, 2, 2});
+}
+
+dp::DpModel compressed(dp::DpModel m, double min_dist) {
+  m.compressed = true;
+  m.compression.min_nbor_dist = min_dist;
+  return m;
+}
+
+struct Deviation {
+  double energy_per_molecule, force_rms, force_max, virial_max;
+};
+
+Deviation deviation(const Evaluation& a, const Evaluation& b, double molecules) {
+  const double n = static_cast<double>(a.forces.size());
+  Deviation d{std::abs(a.energy - b.energy) / molecules, 0, 0, 0};
+  for (std::size_t i = 0; i < a.forces.size(); ++i) {
+    const double e = norm2(a.forces[i] - b.forces[i]);
+    d.force_rms += e;
+    d.force_max = std::max(d.force_max, std::sqrt(e));
+  }
+  d.force_rms = std::sqrt(d.force_rms / (3.0 * n));
+  for (int q = 0; q < 9; ++q) d.virial_max = std::max(d.virial_max, std::abs(a.virial(q / 3, q % 3) - b.virial(q / 3, q % 3)));
+  return d;
+}
+
+void report(const char* what, const Deviation& d) {
+  std::printf("  %-40s dE %.2e eV/molecule  dF rms %.2e max %.2e eV/A  dW max %.2e eV\n", what, d.energy_per_molecule,
+              d.force_rms, d.force_max, d.virial_max);
+}
+
+class Compression : public testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+    water_ = water512();
+    if (model_.empty() || water_.size() == 0) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  }
+  double molecules() const { return static_cast<double>(water_.size()) / 3.0; }
+  std::string model_;
+  Structure water_;
+};
+
+TEST_F(Compression, TablesReproduceTheNetworks) {
+  dp::DeepPotential exact = dp::DeepPotential::from_file(model_);
+  dp::DeepPotential table(compressed(dp::read_dp_model(model_), 0.8));
+  const Evaluation e = evaluate(exact, water_, Backend::Cpu), t = evaluate(table, water_, Backend::Cpu);
+  const Deviation d = deviation(e, t, molecules());
+  report("compressed (step 0.01) vs exact", d);
+  EXPECT_LT(d.energy_per_molecule, 1e-8);
+  EXPECT_LT(d.force_max, 1e-7);
+  EXPECT_LT(d.virial_max, 1e-6);
+}
+
+TEST_F(Compression, FlatOutsideTheTable) {
+  const dp::DpModel m = compressed(dp::read_dp_model(model_), 0.8);
+  const dp::EmbeddingTables t = dp::build_tables(m.descriptor, m.compression);
+  std::vector<double> y0(t.m), d0(t.m), y1(t.m), d1(t.m), y(t.m), d(t.m);
+  t.eval(0, t.max, y0.data(), d0.data());
+  t.eval(0, t.max + 3, y1.data(), d1.data());
+  t.eval(0, t.lower - 1, y.data(), d.data());
+  std::vector<double> ylo, dlo;
+  m.descriptor.embeddings[0].forward_scalar(t.lower, ylo, dlo);
+  for (int q = 0; q < t.m; ++q) {
+    EXPECT_EQ(y1[q], y0[q]);
+    EXPECT_EQ(d1[q], 0.0);
+    EXPECT_NEAR(y[q], ylo[q], 1e-12);
+    EXPECT_EQ(d[q], 0.0);
+  }
+  EXPECT_NE(d0[0], 0.0);
+}
+
+TEST_F(Compression, ForcesAreTheDerivativesOfTheTabulatedEnergy) {
+  dp::DeepPotential table(compressed(dp::read_dp_model(model_), 0.8));
+  Structure s = io::read_deepmd_frame(test::shared_path("reference/deepmd/water-data/data_0"), 0, 0);
+  const Evaluation e = evaluate(table, s, Backend::Cpu);
+  const double h = 1e-4;  // the total energy (~1e4 eV) rounds at ~1e-12 eV
+  for (std::size_t i : {std::size_t{0}, std::size_t{70}})
+    for (int m = 0; m < 3; ++m) {
+      Structure p = s, q = s;
+      p.positions[i][m] += h;
+      q.positions[i][m] -= h;
+      const double fd = -(evaluate(table, p, Backend::Cpu).energy - evaluate(table, q, Backend::Cpu).energy) / (2 * h);
+      EXPECT_NEAR(e.forces[i][m], fd, 2e-7);
+    }
+}
+
+TEST_F(Compression, SettingsTravelThroughModelFiles) {
+  nlohmann::json dict = dp::read_model_dict(model_);
+  dict["model"]["quasar_compress"] = {{"min_nbor_dist", 0.8}, {"step", 0.02}, {"extrapolate", 4}};
+  const auto path = test::scratch_dir("dp-compress") / "c.dp";
+  dp::write_model_dict(path.string(), dict);
+  const dp::DpModel m = dp::read_dp_model(path.string());
+  EXPECT_TRUE(m.compressed);
+  EXPECT_EQ(m.compression.min_nbor_dist, 0.8);
+  EXPECT_EQ(m.compression.step, 0.02);
+  EXPECT_EQ(m.compression.extrapolate, 4);
+  dict["model"]["quasar_compress"]["step"] = -1;
+  EXPECT_THROW(dp::model_from_json(dict, "bad"), Error);
+}
+
+// GPU against the CPU reference, per precision, exact and compressed nets, several chunk sizes.
+class GpuPrecision : public Compression {
+ protected:
+  void SetUp() override {
+    Compression::SetUp();
+    if (IsSkipped()) return;
+    bool cuda = false;
+    for (Backend b : test::backends()) cuda |= b == Backend::Cuda;
+    if (!cuda) GTEST_SKIP() << "no GPU here";
+  }
+  // Deviation of the GPU from the CPU double reference on the water box.
+  Deviation gpu_vs_cpu(const dp::DpModel& model, dp::Precision p, long chunk, const Structure& s) {
+    dp::DeepPotential cpu(model), gpu(model);
+    gpu.set_precision(p, chunk);
+    return deviation(evaluate(gpu, s, Backend::Cuda), evaluate(cpu, s, Backend::Cpu), static_cast<double>(s.size()) / 3.0);
+  }
+};
+
+TEST_F(GpuPrecision, DoubleEqualsTheCpuForAnyChunkSize) {
+  for (bool comp : {false, true}) {
+    const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
+    for (long chunk : {0L, 7L, 333L}) {
+      const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, chunk, water_);
+      EXPECT_LT(d.energy_per_molecule, 1e-11) << comp << " " << chunk;
+      EXPECT_LT(d.force_max, 1e-10) << comp << " " << chunk;
+      EXPECT_LT(d.virial_max, 1e-9) << comp << " " << chunk;
+    }
+  }
+}
+
+TEST_F(GpuPrecision, TwoSidedEmbeddingsOnTheGpu) {
+  nlohmann::json dict = dp::read_model_dict(model_);
+  auto& emb = dict["model"]["descriptor"]["embeddings"];
+  const nlohmann::json one = emb["networks"];
+  emb["networks"] = {one[0], one[1], one[1], one[0]};  // a different net per (centre, neighbour) pair
+  emb["ndim"] = 2;
+  dict["model"]["descriptor"]["type_one_side"] = false;
+  const dp::DpModel m = dp::model_from_json(dict, "two-sided");
+  const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, 0, water_);
+  EXPECT_LT(d.energy_per_molecule, 1e-11);
+  EXPECT_LT(d.force_max, 1e-10);
+}
+
+// The trained model (deeppot_sea) in each mode; the bounds for mixed32, and what mixed16
+// reaches (published DeePMD-kit figures: 3.6e-3 eV/molecule, 5.7e-3 eV/A).
+TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
+  std::printf("deeppot_sea.yaml, 512 water molecules, GPU vs CPU double:\n");
+  for (bool comp : {false, true}) {
+    const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
+    const Deviation d32 = gpu_vs_cpu(m, dp::Precision::Mixed32, 0, water_);
+    const Deviation d16 = gpu_vs_cpu(m, dp::Precision::Mixed16, 0, water_);
+    report(comp ? "mixed32, compressed" : "mixed32", d32);
+    report(comp ? "mixed16, compressed" : "mixed16", d16);
+    EXPECT_LT(d32.energy_per_molecule, 1e-5);
+    EXPECT_LT(d32.force_rms, 1e-5);
+    EXPECT_LT(d16.energy_per_molecule, 3.6e-3);
+    EXPECT_LT(d16.force_rms, 5.7e-3);
+  }
+}
+
+// DeePMD-kit's full water architecture (random weights: the energies mean nothing, the rounding
+// errors of the architecture do).
+TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
+  const std::string bench = test::shared_path("reference/deepmd/bench/water-se_e2_a-bench.dp");
+  if (bench.empty()) GTEST_SKIP() << "../shared/reference/deepmd/bench is not here";
+  const dp::DpModel exact = dp::read_dp_model(bench);
+  std::printf("water-se_e2_a-bench.dp, 512 water molecules, GPU vs CPU double:\n");
+  for (bool comp : {false, true}) {
+    const dp::DpModel m = comp ? compressed(exact, 0.8) : exact;
+    dp::DeepPotential cpu(m);
+    const Evaluation ref = evaluate(cpu, water_, Backend::Cpu);
+    for (dp::Precision p : {dp::Precision::Double, dp::Precision::Mixed32, dp::Precision::Mixed16}) {
+      dp::DeepPotential gpu(m);
+      gpu.set_precision(p);
+      const Deviation d = deviation(evaluate(gpu, water_, Backend::Cuda), ref, molecules());
+      report((std::string(dp::precision_name(p)) + (comp ? ", compressed" : "")).c_str(), d);
+      if (p == dp::Precision::Double) {
+        EXPECT_LT(d.energy_per_molecule, 1e-9);
+        EXPECT_LT(d.force_max, 1e-9);
+      } else if (p == dp::Precision::Mixed32) {
+        EXPECT_LT(d.energy_per_molecule, 1e-4);
+        EXPECT_LT(d.force_rms, 1e-4);
+      }
+    }
+  }
+}
+
+TEST(DeepmdNpy, ReadsFramesAndRejectsMalformedFiles) {
+  const std::string dir = test::shared_path("reference/deepmd/water-data/data_0");
+  if (dir.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  const Structure s = io::read_deepmd_frame(dir, 0, 3);
+  EXPECT_EQ(s.size(), 192u);
+  EXPECT_EQ(s.type_names, (std::vector<std::string>{"O", "H"}));
+  EXPECT_THROW(io::read_deepmd_frame(dir, 0, 80), InputError);
+  const auto scratch = test::scratch_dir("npy");
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream((scratch / name).string(), std::ios::binary) << bytes;
+    return (scratch / name).string();
+  };
+  const std::string head = std::string("\x93NUMPY\x01\x00", 8);
+  auto header = [&](const std::string& dict) {
+    std::string h = dict;
+    while ((h.size() + 10 + 1) % 64) h += ' ';
+    h += '\n';
+    return head + std::string(1, static_cast<char>(h.size())) + std::string(1, '\0') + h;
+  };
+  EXPECT_THROW(io::read_npy(write("not.npy", "hello")), InputError);
+  EXPECT_THROW(io::read_npy(write("c16.npy", header("{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }"))),
+               InputError);
+  EXPECT_THROW(io::read_npy(write("short.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }") +
+                                                   std::string(8, '\0'))),
+               InputError);
+  const auto ok = io::read_npy(write("ok.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }") +
+                                                   std::string("\0\0\0\0\0\0\xf0\x3f", 8)));
+  EXPECT_EQ(ok.shape, (std::vector<std::size_t>{1, 1}));
+  EXPECT_EQ(ok.values, (std::vector<double>{1.0}));
+}
+
+}  // namespace
+}  // namespace quasar
