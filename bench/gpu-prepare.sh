@@ -10,7 +10,8 @@ cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON >/dev/null
 cmake --build build-cuda -j2
 rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
 bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
-if command -v lmp >/dev/null; then
+# QUASAR_GPU_LAMMPS=0 leaves LAMMPS out (its libraries are most of the carry).
+if [ "${QUASAR_GPU_LAMMPS:-1}" = 1 ] && command -v lmp >/dev/null; then
   cp /usr/bin/lmp .gpu/bin/
   cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
   bins+=(/usr/bin/lmp)
@@ -19,6 +20,12 @@ fi
 if [ -d ../shared/reference/deepmd ]; then
   mkdir -p .gpu/shared/reference/deepmd
   cp ../shared/reference/deepmd/*.yaml .gpu/shared/reference/deepmd/
+  w=reference/deepmd/water-data/data_0
+  mkdir -p .gpu/shared/$w/set.000 .gpu/shared/reference/deepmd/bench
+  cp ../shared/$w/*.raw .gpu/shared/$w/
+  cp ../shared/$w/set.000/{box,coord}.npy .gpu/shared/$w/set.000/
+  cp ../shared/reference/deepmd/bench/water-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
+  [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
 ../shared/tools/collect-libs .gpu/lib "${bins[@]}"
 du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/carry: /'

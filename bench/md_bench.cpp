@@ -1,8 +1,11 @@
 // Full MD steps (velocity Verlet, neighbour list with a 1 Å skin, forces; energies only at the last
 // step) at 300 K: prints atom-steps/s and device memory. Systems: "lj" (argon fcc), "eam" (copper
-// fcc), "water" (Deep Potential water: molecules on a cubic lattice at 1 g/cm^3, cells^3 molecules,
-// with the model in $QUASAR_DP_WATER, DeePMD-kit's water architecture).
+// fcc), "water" (Deep Potential water: the first frame of DeePMD-kit's water data, 64 liquid
+// molecules, repeated cells^3 times: 4 -> 12,288 atoms; data folder in $QUASAR_WATER_DATA, model
+// in $QUASAR_DP_WATER), "copper" (Deep Potential fcc copper, cells^3 unit cells, model in
+// $QUASAR_DP_COPPER).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
+//                       [--precision double|mixed32|mixed16] [--compress MIN_DIST] [--chunk ATOMS]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,53 +15,38 @@
 #include <vector>
 
 #include "quasar/device/backend.hpp"
+#include "quasar/core/error.hpp"
+#include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/lattice.hpp"
 #include "quasar/md/simulation.hpp"
+#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
-#include "quasar/core/random.hpp"
 
 using namespace quasar;
 
+
 namespace {
-// c^3 water molecules on a cubic lattice at 1 g/cm^3 (3.104 Å apart), each randomly oriented.
-Structure water_box(int c) {
-  Structure s;
-  const int o = s.type_index("O"), h = s.type_index("H");
-  const double a = 3.104, bond = 0.9572, half = 0.5 * 104.52 * 3.14159265358979 / 180;
-  s.box = Box::orthorhombic(a * c, a * c, a * c);
-  uint32_t k = 0;
-  for (int i = 0; i < c; ++i)
-    for (int j = 0; j < c; ++j)
-      for (int l = 0; l < c; ++l, ++k) {
-        double g[3], e[3];
-        normal3(7, 0, k, 0, g);
-        normal3(7, 0, k, 1, e);
-        Vec3 u{g[0], g[1], g[2]};
-        u = (1.0 / std::sqrt(norm2(u))) * u;
-        Vec3 v = cross(u, Vec3{e[0], e[1], e[2]});
-        v = (1.0 / std::sqrt(norm2(v))) * v;
-        const Vec3 r{a * i, a * j, a * l};
-        s.positions.push_back(r);
-        s.types.push_back(o);
-        for (double sgn : {1.0, -1.0}) {
-          s.positions.push_back(r + bond * (std::cos(half) * u + sgn * std::sin(half) * v));
-          s.types.push_back(h);
-        }
-      }
-  return s;
+Structure water(int c) {
+  const char* dir = std::getenv("QUASAR_WATER_DATA");
+  if (!dir) throw Error("water: set QUASAR_WATER_DATA to a deepmd/npy water system (water-data/data_0)");
+  return replicate(io::read_deepmd_frame(dir, 0, 0), {c, c, c});
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam";
-  long steps = 0;
+  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam", precision = "double";
+  long steps = 0, chunk = 0;
+  double compress = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--device")) device = argv[i + 1];
     else if (!std::strcmp(argv[i], "--cells")) cells_arg = argv[i + 1];
     else if (!std::strcmp(argv[i], "--steps")) steps = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--systems")) systems_arg = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--compress")) compress = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--chunk")) chunk = std::atol(argv[i + 1]);
   }
   const Backend backend = parse_backend(device);
   std::istringstream cs(cells_arg), ss(systems_arg);
@@ -74,16 +62,30 @@ int main(int argc, char** argv) {
     for (int c : cells) {
       const double sigma = 3.405;
       Structure s = sys == "lj"    ? io::make_lattice("fcc", "Ar", std::cbrt(4 / 0.8442) * sigma, {c, c, c})
-                    : sys == "eam" ? io::make_lattice("fcc", "Cu", 3.615, {c, c, c})
-                                   : water_box(c);
+                    : sys == "water" ? water(c)
+                                     : io::make_lattice("fcc", "Cu", 3.615, {c, c, c});
+      const bool deepmd = sys == "water" || sys == "copper";
       std::unique_ptr<Potential> pot;
-      if (sys == "water") {
-        const char* model = std::getenv("QUASAR_DP_WATER");
+      if (deepmd) {
+        const char* model = std::getenv(sys == "water" ? "QUASAR_DP_WATER" : "QUASAR_DP_COPPER");
         if (!model) {
-          std::printf("water: set QUASAR_DP_WATER to a water model (.yaml or .dp)\n");
+          std::printf("%s: set QUASAR_DP_WATER / QUASAR_DP_COPPER to the model (.yaml or .dp)\n", sys.c_str());
           continue;
         }
-        pot = load_model(model);
+        dp::DpModel m = dp::read_dp_model(model);
+        // The benchmark models have random weights whose forces would crush the structure; scaled
+        // down 1000x, the atoms move thermally (list rebuilds as in real liquids) at the same cost.
+        for (auto& net : m.fitting) {
+          for (double& w : net.layers.back().w) w *= 1e-3;
+          for (double& b : net.layers.back().b) b *= 1e-3;
+        }
+        if (compress > 0) {
+          m.compressed = true;
+          m.compression.min_nbor_dist = compress;
+        }
+        auto d = std::make_unique<dp::DeepPotential>(std::move(m));
+        d->set_precision(dp::parse_precision(precision), chunk);
+        pot = std::move(d);
       } else if (sys == "lj")
         pot = std::make_unique<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.0104, sigma}}}, 2.5 * sigma,
                                              false, false);
@@ -91,7 +93,7 @@ int main(int argc, char** argv) {
         pot = std::make_unique<Eam>(Eam::from_funcfl({{"*", eam_path}}));
       const long n = static_cast<long>(s.size());
       // Enough steps for a stable number: about 2e8 atom-steps on the GPU, 2e6 on the CPU.
-      const long budget = sys == "water" ? (backend == Backend::Cuda ? 2000000L : 2000L)
+      const long budget = deepmd ? (backend == Backend::Cuda ? 2000000L : 2000L)
                                          : (backend == Backend::Cuda ? 200000000L : 2000000L);
       const long nsteps = steps > 0 ? steps : std::max(20L, budget / n);
       md::MdSettings st;
@@ -110,18 +112,24 @@ int main(int argc, char** argv) {
         for (long k = k0; k < k0 + count; ++k)
           sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {false, false, false});
       };
-      advance(1, 10);
+      const long warm = std::min(10L, nsteps);
+      advance(1, warm);
       device::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      advance(11, nsteps);
+      advance(1 + warm, nsteps);
       device::synchronize();
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       sim.neighbor_list().check_overflow();
       const md::Thermo t = sim.thermo();
       const double mem = static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n);
-      std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld)\n", sys.c_str(), n,
+      std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld", sys.c_str(), n,
                   backend_name(backend), nsteps, static_cast<double>(n) * nsteps / secs, 1e3 * secs / nsteps, mem,
                   t.temperature, sim.neighbor_list().builds());
+      if (deepmd)
+        if (const auto* g = static_cast<dp::DeepPotential&>(sim.potential()).gpu_evaluator())
+          std::printf(", %s%s, chunk %ld atoms, work %.2f GB", precision.c_str(), compress > 0 ? " compressed" : "",
+                      g->chunk_atoms(), g->work_bytes() / 1e9);
+      std::printf(")\n");
       std::fflush(stdout);
     }
   }
