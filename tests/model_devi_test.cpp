@@ -12,6 +12,22 @@
 namespace quasar {
 namespace {
 
+// Models evaluated together (one structure upload, one list per kind with the largest cutoff) give
+// what each gives alone.
+TEST(ModelDeviation, ModelsEvaluatedTogetherMatchEachAlone) {
+  const Structure s = test::distorted_fcc({3, 3, 3}, 5.3, 0.05, 0.1, 17, {"Ar"});
+  auto near = test::argon_lj(6.0), far = test::argon_lj(9.0);
+  for (Backend b : test::backends()) {
+    const auto all = evaluate_all({near.get(), far.get()}, s, b);
+    for (auto [k, p] : {std::pair{0, near.get()}, std::pair{1, far.get()}}) {
+      const Evaluation one = evaluate(*p, s, b);
+      EXPECT_NEAR(all[k].energy, one.energy, 1e-10);
+      for (std::size_t i = 0; i < s.size(); ++i) EXPECT_LT(norm2(all[k].forces[i] - one.forces[i]), 1e-20);
+    }
+    EXPECT_GT(std::abs(all[0].energy - all[1].energy), 1e-3);
+  }
+}
+
 TEST(ModelDeviation, TwoModelsHalfTheirDifference) {
   const std::string yaml = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   if (yaml.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";

@@ -1,27 +1,21 @@
 #include "quasar/potential/evaluate.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace quasar {
 
-Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom) {
-  AtomState atoms(backend, s);
-  potential.bind_types(atoms.type_names());
-  NeighborSettings ns;
-  ns.cutoff = potential.cutoff();
-  ns.skin = 0.0;
-  ns.kind = potential.list_kind(backend);
-  ns.sort_every = 0;
-  NeighborList list(backend, ns);
-  list.build(atoms);
-  ForceOutput out(backend);
-  potential.compute(atoms, list.ref(), {true, true, per_atom}, out);
+namespace {
 
+// Results of one computation, back in the structure's atom order.
+Evaluation collect(const AtomState& atoms, const ForceOutput& out, bool per_atom) {
   Evaluation e;
   const auto totals = out.totals.to_vector();
   e.energy = totals[0];
   e.virial = {{{totals[1], totals[2], totals[3]}, {totals[4], totals[5], totals[6]}, {totals[7], totals[8], totals[9]}}};
   const auto ids = atoms.id.to_vector();
   const auto fx = atoms.fx.to_vector(), fy = atoms.fy.to_vector(), fz = atoms.fz.to_vector();
-  const std::size_t n = s.size();
+  const std::size_t n = ids.size();
   e.forces.resize(n);
   for (std::size_t i = 0; i < n; ++i) e.forces[ids[i]] = {fx[i], fy[i], fz[i]};
   if (per_atom) {
@@ -36,6 +30,39 @@ Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, b
     }
   }
   return e;
+}
+
+}  // namespace
+
+std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
+                                     bool per_atom) {
+  AtomState atoms(backend, s);
+  std::map<ListKind, double> cutoff;
+  for (Potential* p : potentials) {
+    double& rc = cutoff[p->list_kind(backend)];
+    rc = std::max(rc, p->cutoff());
+  }
+  std::map<ListKind, NeighborList> lists;
+  for (const auto& [kind, rc] : cutoff) {
+    NeighborSettings ns;
+    ns.cutoff = rc;
+    ns.skin = 0.0;
+    ns.kind = kind;
+    ns.sort_every = 0;
+    lists.emplace(kind, NeighborList(backend, ns)).first->second.build(atoms);
+  }
+  std::vector<Evaluation> out;
+  ForceOutput f(backend);
+  for (Potential* p : potentials) {
+    p->bind_types(atoms.type_names());
+    p->compute(atoms, lists.at(p->list_kind(backend)).ref(), {true, true, per_atom}, f);
+    out.push_back(collect(atoms, f, per_atom));
+  }
+  return out;
+}
+
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom) {
+  return evaluate_all({&potential}, s, backend, per_atom).front();
 }
 
 }  // namespace quasar

@@ -17,4 +17,9 @@ struct Evaluation {
 
 Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false);
 
+// Several potentials on one copy of the structure on the backend: one upload, one neighbour list
+// per list kind (with the largest cutoff of the potentials that use it).
+std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
+                                     bool per_atom = false);
+
 }  // namespace quasar

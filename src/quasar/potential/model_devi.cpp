@@ -10,8 +10,7 @@ namespace quasar {
 
 ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend) {
   if (models.size() < 2) throw Error("model deviation needs at least two models");
-  std::vector<Evaluation> e;
-  for (Potential* p : models) e.push_back(evaluate(*p, s, backend));
+  const std::vector<Evaluation> e = evaluate_all(models, s, backend);
   const double k = static_cast<double>(models.size());
   const std::size_t n = s.size();
   ModelDeviation d;

@@ -2,7 +2,8 @@
 // Model deviation for active learning, as DeePMD-kit's `dp model-devi` reports it: several models
 // evaluate the same structure; the spread of their forces (per atom: the root mean square distance
 // of each model's force from the models' mean) and of their virials (per component, divided by the
-// number of atoms) is summarised by its maximum, minimum and mean.
+// number of atoms) is summarised by its maximum, minimum and mean. The models share one copy of the
+// structure and one neighbour list on the backend (evaluate_all).
 #include <vector>
 
 #include "quasar/potential/potential.hpp"
