@@ -70,13 +70,22 @@ def convert(yaml_path, out, precision):
     load_deepmd_pt()
     data = Backend.detect_backend_by_model(yaml_path)().serialize_hook(yaml_path)
     set_precision(data["model"], precision)
+    set_precision(data.get("model_def_script", {}), precision)
     Backend.detect_backend_by_model(out)().deserialize_hook(out, data)
 
 
 def compress(inp, out, min_dist):
+    """As `dp --pt compress`, with the closest neighbour distance given instead of training data."""
+    import json
+
     load_deepmd_pt()
-    model = torch.jit.load(inp, map_location="cuda")
-    model.min_nbor_dist = torch.tensor(min_dist, dtype=torch.float64)
+    from deepmd.pt.model.model import get_model
+    from deepmd.pt.utils import env
+
+    saved = torch.jit.load(inp, map_location="cpu")
+    model = get_model(json.loads(saved.model_def_script))
+    model.load_state_dict(saved.state_dict())
+    model.min_nbor_dist = torch.tensor(min_dist, dtype=env.GLOBAL_PT_FLOAT_PRECISION, device=env.DEVICE)
     model.enable_compression(5, 0.01, 0.1, -1)
     torch.jit.save(torch.jit.script(model), out)
 
