@@ -2,7 +2,6 @@
 // against the double-precision CPU reference on a 512-molecule water box.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/deepmd_npy.hpp"
@@ -205,37 +204,6 @@ TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
       }
     }
   }
-}
-
-TEST(DeepmdNpy, ReadsFramesAndRejectsMalformedFiles) {
-  const std::string dir = test::shared_path("reference/deepmd/water-data/data_0");
-  if (dir.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
-  const Structure s = io::read_deepmd_frame(dir, 0, 3);
-  EXPECT_EQ(s.size(), 192u);
-  EXPECT_EQ(s.type_names, (std::vector<std::string>{"O", "H"}));
-  EXPECT_THROW(io::read_deepmd_frame(dir, 0, 80), InputError);
-  const auto scratch = test::scratch_dir("npy");
-  auto write = [&](const std::string& name, const std::string& bytes) {
-    std::ofstream((scratch / name).string(), std::ios::binary) << bytes;
-    return (scratch / name).string();
-  };
-  const std::string head = std::string("\x93NUMPY\x01\x00", 8);
-  auto header = [&](const std::string& dict) {
-    std::string h = dict;
-    while ((h.size() + 10 + 1) % 64) h += ' ';
-    h += '\n';
-    return head + std::string(1, static_cast<char>(h.size())) + std::string(1, '\0') + h;
-  };
-  EXPECT_THROW(io::read_npy(write("not.npy", "hello")), InputError);
-  EXPECT_THROW(io::read_npy(write("c16.npy", header("{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }"))),
-               InputError);
-  EXPECT_THROW(io::read_npy(write("short.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }") +
-                                                   std::string(8, '\0'))),
-               InputError);
-  const auto ok = io::read_npy(write("ok.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }") +
-                                                   std::string("\0\0\0\0\0\0\xf0\x3f", 8)));
-  EXPECT_EQ(ok.shape, (std::vector<std::size_t>{1, 1}));
-  EXPECT_EQ(ok.values, (std::vector<double>{1.0}));
 }
 
 }  // namespace

@@ -10,5 +10,6 @@ int eval_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 int model_devi_command(const std::vector<std::string>& args);
 int dp_command(const std::vector<std::string>& args);
+int test_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

@@ -19,4 +19,11 @@ NpyArray read_npy(const std::string& path);
 // Frame `frame` of set.NNN (set = NNN) of a deepmd/npy system, with its type names.
 Structure read_deepmd_frame(const std::string& system_dir, int set, int frame);
 
+// Every frame of every set.* of a system, with the labels present (energy, force, virial).
+std::vector<Structure> read_deepmd_system(const std::string& system_dir);
+
+// Labelled frames for training and testing: a deepmd/npy system folder, a folder holding such
+// systems (at any depth), or an extended XYZ file (.xyz, .extxyz).
+std::vector<Structure> read_labelled_frames(const std::string& path);
+
 }  // namespace quasar::io

@@ -212,6 +212,11 @@ void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::st
     o << " pbc=\"" << (s.box.periodic[0] ? "T" : "F") << " " << (s.box.periodic[1] ? "T" : "F") << " "
       << (s.box.periodic[2] ? "T" : "F") << "\"";
   if (s.energy) o << " energy=" << *s.energy;
+  if (s.virial) {
+    o << " virial=\"";
+    for (int c = 0; c < 9; ++c) o << (c ? " " : "") << (*s.virial)(c / 3, c % 3);
+    o << "\"";
+  }
   std::map<std::string, std::string> info = s.info;
   for (const auto& [k, v] : extra) info[k] = v;
   for (const auto& [k, v] : info) o << " " << k << "=" << (v.find(' ') != std::string::npos ? "\"" + v + "\"" : v);

@@ -12,7 +12,7 @@ namespace quasar::io {
 
 std::vector<Structure> read_extxyz(const std::string& path);
 // Writes positions, velocities (when present), forces (when present) with round-trip precision,
-// the energy and the info pairs (with `extra` added).
+// the energy, the virial and the info pairs (with `extra` added).
 void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::string, std::string>& extra = {});
 void write_extxyz(const std::string& path, const std::vector<Structure>& frames);
 
