@@ -88,7 +88,7 @@ struct Reader {
     for (std::size_t l = 0; l < layers.size(); ++l) {
       const std::string lw = where + ".layers[" + std::to_string(l) + "]";
       const auto& L = layers[l];
-      check_version(L, 1, lw);
+      check_version(L, 2, lw);  // v2 adds "trainable"
       const auto& vars = at(L, "@variables", lw);
       Layer layer;
       std::vector<std::size_t> shape;
@@ -158,7 +158,7 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
   model.pair_excluded = pairs(m.value("pair_exclude_types", nlohmann::json::array()), "model.pair_exclude_types");
 
   const auto& d = r.at(m, "descriptor", "model");
-  r.check_version(d, 2, "model.descriptor");
+  r.check_version(d, 3, "model.descriptor");  // v3 adds optional compression data
   const std::string dtype = d.value("type", std::string());
   if (dtype != "se_e2_a" && dtype != "se_a")
     r.fail("model.descriptor.type", "descriptor '" + dtype + "' is not supported (se_e2_a only)");
@@ -189,7 +189,7 @@ DpModel model_from_json(const nlohmann::json& root, const std::string& origin) {
     r.fail("model.descriptor.@variables", "davg/dstd must be [ntypes, sum(sel), 4]");
 
   const auto& f = r.at(m, "fitting", "model");
-  r.check_version(f, 3, "model.fitting");
+  r.check_version(f, 4, "model.fitting");  // v4 adds default_fparam
   if (f.value("type", std::string("ener")) != "ener") r.fail("model.fitting.type", "only energy fitting is supported");
   model.numb_fparam = f.value("numb_fparam", 0);
   model.numb_aparam = f.value("numb_aparam", 0);

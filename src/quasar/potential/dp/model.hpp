@@ -57,6 +57,8 @@ struct DpModel {
 DpModel model_from_json(const nlohmann::json& root, const std::string& origin);
 // A .yaml or .dp file (model_io.hpp).
 DpModel read_dp_model(const std::string& path);
+// The model as DeePMD-kit's model dictionary (with model_def_script), ready for write_model_dict.
+nlohmann::json model_to_dict(const DpModel& model);
 // A YAML document as JSON (numbers, booleans and null recognised in plain scalars).
 nlohmann::json yaml_file_to_json(const std::string& path);
 
