@@ -51,6 +51,11 @@ TEST_F(Cli, InfoHelpAndVersion) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown command 'frobnicate'"), std::string::npos);
   EXPECT_EQ(quasar("eval --model").code, 2);
+  EXPECT_NE(quasar("train --help").out.find("input.json"), std::string::npos);
+  const Result missing = quasar("train missing.json");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("missing.json"), std::string::npos);
+  EXPECT_EQ(quasar("test --help").code, 0);
 }
 
 TEST_F(Cli, EvalJsonEqualsTheLibrary) {

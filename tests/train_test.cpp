@@ -1,10 +1,16 @@
 // Training: the loss gradient against finite differences for every parameter class.
 #include <cmath>
+#include <fstream>
 #include <functional>
 
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/potential/dp/model.hpp"
+#include "quasar/core/error.hpp"
+#include "quasar/io/extxyz.hpp"
+#include "quasar/potential/dp/model_io.hpp"
+#include "quasar/train/input.hpp"
 #include "quasar/train/loss.hpp"
+#include "quasar/train/trainer.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -98,6 +104,97 @@ TEST_F(LossGradient, LossValue) {
   EXPECT_NEAR(l.loss, 0.5 * l.energy_error * l.energy_error / 12 + 2.0 * l.force_sq / 36 + 3.0 * l.virial_sq / (9 * 12),
               1e-12 * l.loss);
   EXPECT_GT(l.force_sq, 0.0);
+}
+
+TEST(TrainInput, ReadsDeePMDKitsWaterInput) {
+  const std::string path = test::shared_path("reference/deepmd/water-se_e2_a-input.json");
+  if (path.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  const train::TrainInput in = train::read_train_input(path);
+  EXPECT_EQ(in.sel, (std::vector<int>{46, 92}));
+  EXPECT_EQ(in.embedding_neuron, (std::vector<int>{25, 50, 100}));
+  EXPECT_EQ(in.fitting_neuron, (std::vector<int>{240, 240, 240}));
+  EXPECT_EQ(in.axis_neuron, 16);
+  EXPECT_TRUE(in.fitting_resnet_dt);
+  EXPECT_EQ(in.batch_size, 0);  // "auto"
+  EXPECT_EQ(in.validation_batches, 3);
+  EXPECT_EQ(in.numb_steps, 1000000);
+  EXPECT_EQ(in.stop_lr, 3.51e-8);
+  EXPECT_EQ(in.start_pref_f, 1000);
+  EXPECT_NE(in.training_systems[0].find("data/data_0"), std::string::npos);
+  nlohmann::json bad = nlohmann::json::parse(std::ifstream(path));
+  bad["model"]["descriptor"]["frobnicate"] = 1;
+  try {
+    train::parse_train_input(bad, "in.json", ".");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.descriptor.frobnicate"), std::string::npos) << e.what();
+  }
+  bad = nlohmann::json::parse(std::ifstream(path));
+  bad["model"]["descriptor"]["type"] = "se_atten";
+  EXPECT_THROW(train::parse_train_input(bad, "in.json", "."), InputError);
+}
+
+// A small model on one water frame: the statistics, Adam and the schedule fit it.
+class Training : public testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
+    if (data.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+    dir_ = test::scratch_dir("train");
+    frames_ = (dir_ / "one.xyz").string();
+    io::write_extxyz(frames_, {io::read_deepmd_system(data)[0]});
+    in_.type_map = {"O", "H"};
+    in_.sel = {46, 92};
+    in_.embedding_neuron = {4, 8};
+    in_.axis_neuron = 2;
+    in_.fitting_neuron = {16, 16};
+    in_.type_one_side = true;
+    in_.start_lr = in_.stop_lr = 0.001;
+    in_.decay_steps = 10;
+    in_.start_pref_e = in_.limit_pref_e = 1;
+    in_.start_pref_f = in_.limit_pref_f = 1;
+    in_.training_systems = {frames_};
+    in_.numb_steps = 40;
+    in_.disp_file = (dir_ / "lcurve.out").string();
+    in_.save_ckpt = (dir_ / "model.ckpt").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+  std::string frames_;
+  train::TrainInput in_;
+};
+
+TEST_F(Training, FitsAFrameAndWritesTheModel) {
+  train::Trainer t(in_);
+  const Structure one = io::read_extxyz(frames_)[0];
+  const train::LossSummary before = t.evaluate({&one}, 0);
+  t.run((dir_ / "model").string(), nullptr);
+  const train::LossSummary after = t.evaluate({&one}, t.step());
+  // Forces are learnt over thousands of steps; 40 small ones must already go downhill.
+  EXPECT_LT(after.rmse_f, (1 - 2e-4) * before.rmse_f);
+  EXPECT_LT(after.rmse, (1 - 2e-4) * before.rmse);
+  // The model written equals the one trained.
+  const dp::DpModel back = dp::read_dp_model((dir_ / "model.dp").string());
+  EXPECT_EQ(train::frame_loss(back, one, {1, 1, 0}, nullptr).loss, train::frame_loss(t.model(), one, {1, 1, 0}, nullptr).loss);
+  std::ifstream curve(in_.disp_file);
+  std::string header;
+  std::getline(curve, header);
+  EXPECT_NE(header.find("rmse_f_trn"), std::string::npos);
+}
+
+TEST_F(Training, ResumesExactly) {
+  train::Trainer a(in_);
+  for (int k = 0; k < 4; ++k) a.train_step();
+  const std::string ckpt = (dir_ / "resume.ckpt").string();
+  a.save_checkpoint(ckpt);
+  for (int k = 0; k < 4; ++k) a.train_step();
+  train::Trainer b(in_, ckpt);
+  EXPECT_EQ(b.step(), 4);
+  for (int k = 0; k < 4; ++k) b.train_step();
+  const auto& wa = a.model().fitting[1].layers[1].w;
+  const auto& wb = b.model().fitting[1].layers[1].w;
+  EXPECT_EQ(wa, wb);
+  EXPECT_EQ(a.model().descriptor.embeddings[0].layers[0].b, b.model().descriptor.embeddings[0].layers[0].b);
 }
 
 }  // namespace

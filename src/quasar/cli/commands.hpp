@@ -11,5 +11,6 @@ int info_command(const std::vector<std::string>& args);
 int model_devi_command(const std::vector<std::string>& args);
 int dp_command(const std::vector<std::string>& args);
 int test_command(const std::vector<std::string>& args);
+int train_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

@@ -1,4 +1,4 @@
-// The `quasar` command: run, eval, test, model-devi, dp, info.
+// The `quasar` command: run, eval, train, test, model-devi, dp, info.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@ Atomistic simulation with ab initio accuracy on GPUs.
 commands:
   run INPUT.toml     run the simulation an input file describes
   eval               energy, forces and virial of structures with a model
+  train INPUT.json   train a Deep Potential (DeePMD-kit's input format)
   test               a model's energy, force and virial errors on labelled frames
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     if (cmd == "model-devi") return quasar::cli::model_devi_command(args);
     if (cmd == "dp") return quasar::cli::dp_command(args);
     if (cmd == "test") return quasar::cli::test_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, test, model-devi, dp, info)");
+    if (cmd == "train") return quasar::cli::train_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, model-devi, dp, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

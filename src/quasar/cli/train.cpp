@@ -1,0 +1,35 @@
+// `quasar train`: a Deep Potential from DeePMD-kit's training input.
+#include <iostream>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#include "quasar/train/trainer.hpp"
+
+namespace quasar::cli {
+
+namespace {
+const char* kHelp = R"(usage: quasar train INPUT.json [--restart CHECKPOINT] [--output PREFIX]
+
+Trains an se_e2_a Deep Potential from DeePMD-kit's input.json (model, learning_rate, loss and
+training sections) on deepmd/npy systems or extended XYZ files, on the CPU. Writes the learning
+curve (training.disp_file: step, RMSE of the loss, of the energy per atom and of the forces for
+validation and training data, learning rate), checkpoints (training.save_ckpt, every save_freq
+steps; --restart continues one exactly) and PREFIX.yaml and PREFIX.dp (default: model), which
+DeePMD-kit also reads.
+)";
+}  // namespace
+
+int train_command(const std::vector<std::string>& argv) {
+  const Args a = Args::parse(argv, {"--help"}, {"--restart", "--output"});
+  if (a.has("--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (a.positional.size() != 1) throw UsageError("train needs the input file");
+  train::Trainer t(train::read_train_input(a.positional[0]), a.get("--restart"));
+  t.run(a.get("--output", "model"), &std::cout);
+  std::cout << "wrote " << a.get("--output", "model") << ".yaml and .dp\n";
+  return 0;
+}
+
+}  // namespace quasar::cli

@@ -1,0 +1,52 @@
+#pragma once
+// Training a Deep Potential on the CPU (the reference the GPU trainer will be checked against):
+// Adam on DeePMD-kit's loss with its exponential learning-rate decay and prefactor schedule,
+// batches drawn from the systems in proportion to their sizes, a learning curve, checkpoints
+// from which a run resumes exactly, and the final model in DeePMD-kit's formats.
+#include <iosfwd>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quasar/core/structure.hpp"
+#include "quasar/potential/dp/model.hpp"
+#include "quasar/train/input.hpp"
+#include "quasar/train/loss.hpp"
+
+namespace quasar::train {
+
+struct LossSummary {
+  double rmse = 0, rmse_e = 0, rmse_f = 0;  // sqrt(loss); energy per atom (eV); force components (eV/Å)
+};
+
+class Trainer {
+ public:
+  // Reads the data, builds the model and its statistics (or restores a checkpoint).
+  Trainer(TrainInput input, const std::string& restart = "");
+  // Runs to numb_steps, writing the learning curve (disp_file), checkpoints (save_ckpt) every
+  // save_freq steps and, at the end, `output`.yaml and `output`.dp. Progress lines go to `log`.
+  void run(const std::string& output, std::ostream* log);
+
+  double learning_rate(long step) const;
+  LossWeights weights(long step) const;
+  // Loss summary over frames with the current model and the weights of `step`.
+  LossSummary evaluate(const std::vector<const Structure*>& frames, long step) const;
+  const dp::DpModel& model() const { return model_; }
+  long step() const { return step_; }
+  // One Adam step on a batch; returns its loss summary before the update.
+  LossSummary train_step();
+  void save_checkpoint(const std::string& path) const;
+
+ private:
+  std::vector<const Structure*> batch(std::vector<std::vector<Structure>>& systems, int size, int frames);
+  void load_checkpoint(const std::string& path);
+
+  TrainInput in_;
+  dp::DpModel model_;
+  std::vector<std::vector<Structure>> train_, valid_;
+  std::vector<double> m_, v_;  // Adam moments, in parameter order
+  long step_ = 0;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace quasar::train
