@@ -7,6 +7,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/deepmd_npy.hpp"
+#include "quasar/io/espresso.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
@@ -98,6 +99,30 @@ TEST_F(Data, DeePMDKitWaterData) {
   EXPECT_EQ(all[0].forces.size(), 192u);
   EXPECT_EQ(io::read_deepmd_frame(dir + "/data_0", 0, 3).size(), 192u);
   EXPECT_THROW(io::read_deepmd_frame(dir + "/data_0", 0, 80), InputError);
+}
+
+// A pw.x scf output of our silicon data (8 atoms, LDA): units and the virial's sign.
+TEST_F(Data, QuantumEspressoOutput) {
+  const std::string path = test::source_path("tests/data/si8-scf.out");
+  ASSERT_TRUE(io::is_pw_output(path));
+  const Structure s = io::read_pw_output(path);
+  ASSERT_EQ(s.size(), 8u);
+  EXPECT_EQ(s.type_names, (std::vector<std::string>{"Si"}));
+  EXPECT_NEAR(*s.energy, -63.15786947 * 13.605693122994, 1e-6);
+  EXPECT_NEAR(s.forces[0].y, -0.09363621 * 13.605693122994 / 0.529177210903, 1e-9);
+  // The virial's trace / 3V is the pressure pw.x prints (kbar; 1 kbar = 6.2415091e-4 eV/Å^3).
+  const Mat3& w = *s.virial;
+  EXPECT_NEAR((w(0, 0) + w(1, 1) + w(2, 2)) / (3 * s.box.volume()), -24.49 * 6.2415091e-4, 1e-5);
+  // Malformed: unconverged, truncated.
+  std::ifstream in(path);
+  std::stringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  put("bad.out", text.substr(0, text.find("Forces acting") + 200));
+  EXPECT_THROW(io::read_pw_output((dir_ / "bad.out").string()), InputError);
+  put("unconverged.out", text + "\n     convergence NOT achieved after 100 iterations: stopping\n");
+  EXPECT_THROW(io::read_pw_output((dir_ / "unconverged.out").string()), InputError);
+  EXPECT_FALSE(io::is_pw_output(put("x.txt", "hello")));
 }
 
 // `quasar test` against the errors computed here from the library's own evaluation.

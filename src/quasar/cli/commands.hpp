@@ -12,5 +12,6 @@ int model_devi_command(const std::vector<std::string>& args);
 int dp_command(const std::vector<std::string>& args);
 int test_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
+int convert_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

@@ -1,4 +1,4 @@
-// The `quasar` command: run, eval, train, test, model-devi, dp, info.
+// The `quasar` command: run, eval, train, test, convert, model-devi, dp, info.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ commands:
   eval               energy, forces and virial of structures with a model
   train INPUT.json   train a Deep Potential (DeePMD-kit's input format)
   test               a model's energy, force and virial errors on labelled frames
+  convert            labelled frames (pw.x outputs, deepmd/npy) to extended XYZ
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
   info               version, build options and GPUs found
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
     if (cmd == "dp") return quasar::cli::dp_command(args);
     if (cmd == "test") return quasar::cli::test_command(args);
     if (cmd == "train") return quasar::cli::train_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, model-devi, dp, info)");
+    if (cmd == "convert") return quasar::cli::convert_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, convert, model-devi, dp, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

@@ -1,0 +1,40 @@
+// `quasar convert`: labelled frames from other codes into extended XYZ.
+#include <iostream>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#include "quasar/io/deepmd_npy.hpp"
+#include "quasar/io/espresso.hpp"
+#include "quasar/io/extxyz.hpp"
+
+namespace quasar::cli {
+
+namespace {
+const char* kHelp = R"(usage: quasar convert --output OUTPUT.xyz INPUT [INPUT ...]
+
+Writes the labelled frames of every INPUT (Quantum ESPRESSO pw.x scf outputs with forces and
+stress; deepmd/npy systems or folders of them; extended XYZ) to one extended XYZ file with
+energy (eV), forces (eV/Å) and virial (eV), which `quasar train` and `quasar test` read.
+)";
+}  // namespace
+
+int convert_command(const std::vector<std::string>& argv) {
+  const Args a = Args::parse(argv, {"--help"}, {"--output"});
+  if (a.has("--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  const std::string out = a.get("--output");
+  if (out.empty() || a.positional.empty()) throw UsageError("convert needs --output and at least one input");
+  std::vector<Structure> frames;
+  for (const auto& p : a.positional) {
+    if (io::is_pw_output(p)) frames.push_back(io::read_pw_output(p));
+    else
+      for (auto& f : io::read_labelled_frames(p)) frames.push_back(std::move(f));
+  }
+  io::write_extxyz(out, frames);
+  std::cout << "wrote " << frames.size() << " frames to " << out << "\n";
+  return 0;
+}
+
+}  // namespace quasar::cli
