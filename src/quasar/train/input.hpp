@@ -33,7 +33,7 @@ struct TrainInput {
   long numb_steps = 1000, disp_freq = 100, save_freq = 1000;
   unsigned seed = 1;
   std::string disp_file = "lcurve.out", save_ckpt = "model.ckpt";
-  int stat_frames = 10;  // frames per system for the environment statistics (data_stat_nbatch)
+  int stat_frames = 10;  // frames per system (spread over it) for the statistics (data_stat_nbatch)
 };
 
 // Paths of systems are relative to base_dir (the input file's folder).

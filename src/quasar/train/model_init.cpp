@@ -5,6 +5,8 @@
 #include <random>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/dp/environment.hpp"
 
 namespace quasar::train {
@@ -81,6 +83,12 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames)
   // Energy least squares: A^T A b = A^T E with A the type counts per frame.
   std::vector<double> ata(static_cast<std::size_t>(nt) * nt, 0.0), ate(nt, 0.0);
   std::vector<dp::Slot> slots;
+  struct Labelled {
+    double energy;
+    std::vector<double> count;
+    const Structure* s;
+  };
+  std::vector<Labelled> energies;
   for (const Structure* s : frames) {
     AtomState atoms(Backend::Cpu, *s);
     std::vector<int> mtype;
@@ -112,10 +120,7 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames)
         }
     }
     if (s->energy) {
-      for (int p = 0; p < nt; ++p) {
-        ate[p] += count[p] * *s->energy;
-        for (int q = 0; q < nt; ++q) ata[p * nt + q] += count[p] * count[q];
-      }
+      energies.push_back({*s->energy, count, s});
     }
   }
   auto std_of = [](double sum, double sq, double num) {
@@ -134,6 +139,16 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames)
         d.dstd[at + c] = std_of(sa[ti], sa2[ti], 3 * n[ti]);
       }
     }
+  // The bias fits what the initial networks leave: label minus the model's energy without bias.
+  m.bias_atom_e.assign(nt, 0.0);
+  dp::DeepPotential pot(m);
+  for (const Labelled& l : energies) {
+    const double residual = l.energy - evaluate(pot, *l.s, Backend::Cpu).energy;
+    for (int p = 0; p < nt; ++p) {
+      ate[p] += l.count[p] * residual;
+      for (int q = 0; q < nt; ++q) ata[p * nt + q] += l.count[p] * l.count[q];
+    }
+  }
   // Solve the small normal equations (Gaussian elimination with a ridge for types never seen).
   for (int p = 0; p < nt; ++p) ata[p * nt + p] += 1e-8 * (1.0 + ata[p * nt + p]);
   std::vector<double> b = ate;

@@ -15,7 +15,8 @@ dp::DpModel make_model(const TrainInput& in);
 
 // Environment statistics over the frames (every slot of every atom, padding included, as
 // DeePMD-kit): davg = [mean of R0, 0, 0, 0], dstd = [std of R0, std of R1..3 (three times)],
-// at least 1e-2. The energy bias per type: least squares of the frames' energies on their type counts.
+// at least 1e-2. The energy bias per type: least squares, on the frames' type counts, of their
+// energies minus what the initial networks give.
 void set_statistics(dp::DpModel& model, const std::vector<const Structure*>& frames);
 
 }  // namespace quasar::train

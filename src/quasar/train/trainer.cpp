@@ -51,8 +51,10 @@ Trainer::Trainer(TrainInput input, const std::string& restart) : in_(std::move(i
   }
   model_ = make_model(in_);
   std::vector<const Structure*> stat;
-  for (const auto& sys : train_)
-    for (std::size_t f = 0; f < sys.size() && static_cast<int>(f) < in_.stat_frames; ++f) stat.push_back(&sys[f]);
+  for (const auto& sys : train_) {  // stat_frames of each system, spread over it
+    const std::size_t take = std::min<std::size_t>(sys.size(), static_cast<std::size_t>(std::max(1, in_.stat_frames)));
+    for (std::size_t k = 0; k < take; ++k) stat.push_back(&sys[k * sys.size() / take]);
+  }
   set_statistics(model_, stat);
   std::size_t count = 0;
   for_each_param(model_, nullptr, [&](std::size_t, double&, double) { ++count; });
