@@ -171,6 +171,21 @@ TEST_F(Cli, DpCompressWritesATabulatedModel) {
   EXPECT_NE(cpu.err.find("valid: double, mixed32, mixed16"), std::string::npos);
 }
 
+// The README's embedded default: Deep Potential MD of silicon with the model trained on our data.
+TEST_F(Cli, SiliconExampleRuns) {
+  std::ifstream in(test::source_path("examples/silicon/md.toml"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.replace(text.find("steps = 1000"), 12, "steps = 20");
+  text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
+  text.replace(text.find("\"model.dp\""), 10, "\"" + test::source_path("examples/silicon/model.dp") + "\"");
+  write("si.toml", text);
+  const Result r = quasar("run si.toml --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("216 atoms, deepmd potential, bussi dynamics on cpu"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, EmbeddedDefaultExampleRuns) {
   if (test::lammps_potential("Cu_u3.eam").empty()) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
   std::ifstream in(test::source_path("examples/cu-eam-nve/input.toml"));
