@@ -88,8 +88,7 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
     mtype.push_back(static_cast<int>(std::find(model.type_map.begin(), model.type_map.end(), name) - model.type_map.begin()));
   std::vector<dp::Slot> slots;
   std::vector<DualTrace> traces(nnei);
-  std::vector<double> rhat(4 * nnei), drhat(4 * nnei), G(static_cast<std::size_t>(nnei) * M),
-      dG(static_cast<std::size_t>(nnei) * M), y, dy;
+  std::vector<double> rhat(4 * nnei), drhat(4 * nnei), y, dy;
   for (int i = 0; i < n; ++i) {
     const int ti = mtype[a.type[i]];
     if (model.atom_excluded[ti]) continue;
@@ -112,8 +111,6 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
         }
         dual_forward(de.embedding(ti, t, nt), &rhat[4 * k], &drhat[4 * k], traces[k], y, dy);
         for (int q = 0; q < M; ++q) {
-          G[static_cast<std::size_t>(k) * M + q] = y[q];
-          dG[static_cast<std::size_t>(k) * M + q] = dy[q];
           for (int c = 0; c < 4; ++c) {
             gr[4 * q + c] += y[q] * rhat[4 * k + c] / nnei;
             dgr[4 * q + c] += (dy[q] * rhat[4 * k + c] + y[q] * drhat[4 * k + c]) / nnei;

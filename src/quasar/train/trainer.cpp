@@ -31,6 +31,19 @@ void for_each_param(dp::DpModel& m, const ModelGrad* g, F f) {
   for (std::size_t e = 0; e < m.fitting.size(); ++e) net(m.fitting[e], g ? &g->fit[e] : nullptr);
 }
 
+// Running sums of frame losses, summarised as DeePMD-kit's learning curve reports them.
+struct Tally {
+  double loss = 0, e2 = 0, f2 = 0, components = 0, frames = 0;
+  void add(const FrameLoss& l) {
+    loss += l.loss;
+    e2 += std::pow(l.energy_error / l.atoms, 2);
+    f2 += l.force_sq;
+    components += 3.0 * l.atoms;
+    frames += 1;
+  }
+  LossSummary summary() const { return {std::sqrt(loss / frames), std::sqrt(e2 / frames), std::sqrt(f2 / components)}; }
+};
+
 std::vector<std::vector<Structure>> load(const std::vector<std::string>& paths) {
   std::vector<std::vector<Structure>> out;
   for (const auto& p : paths) {
@@ -92,16 +105,9 @@ std::vector<const Structure*> Trainer::batch(std::vector<std::vector<Structure>>
 
 LossSummary Trainer::evaluate(const std::vector<const Structure*>& frames, long step) const {
   const LossWeights w = weights(step);
-  double loss = 0, e2 = 0, f2 = 0, nf = 0;
-  for (const Structure* s : frames) {
-    const FrameLoss l = frame_loss(model_, *s, w, nullptr);
-    loss += l.loss;
-    e2 += std::pow(l.energy_error / l.atoms, 2);
-    f2 += l.force_sq;
-    nf += 3.0 * l.atoms;
-  }
-  const double n = static_cast<double>(frames.size());
-  return {std::sqrt(loss / n), std::sqrt(e2 / n), std::sqrt(f2 / nf)};
+  Tally t;
+  for (const Structure* s : frames) t.add(frame_loss(model_, *s, w, nullptr));
+  return t.summary();
 }
 
 LossSummary Trainer::train_step() {
@@ -109,15 +115,9 @@ LossSummary Trainer::train_step() {
   const LossWeights w = weights(step_);
   ModelGrad g;
   g.zero_like(model_);
-  double loss = 0, e2 = 0, f2 = 0, nf = 0;
-  for (const Structure* s : frames) {
-    const FrameLoss l = frame_loss(model_, *s, w, &g);
-    loss += l.loss;
-    e2 += std::pow(l.energy_error / l.atoms, 2);
-    f2 += l.force_sq;
-    nf += 3.0 * l.atoms;
-  }
-  const double n = static_cast<double>(frames.size());
+  Tally tally;
+  for (const Structure* s : frames) tally.add(frame_loss(model_, *s, w, &g));
+  const double n = tally.frames;
   // Adam on the batch-mean loss.
   const double lr = learning_rate(step_), b1 = 0.9, b2 = 0.999, eps = 1e-8;
   const long t = step_ + 1;
@@ -129,7 +129,7 @@ LossSummary Trainer::train_step() {
     p -= lr * (m_[k] / c1) / (std::sqrt(v_[k] / c2) + eps);
   });
   ++step_;
-  return {std::sqrt(loss / n), std::sqrt(e2 / n), std::sqrt(f2 / nf)};
+  return tally.summary();
 }
 
 void Trainer::run(const std::string& output, std::ostream* log) {
