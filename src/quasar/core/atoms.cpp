@@ -37,6 +37,8 @@ AtomState::AtomState(Backend backend, const Structure& s)
       type_masses_host_(s.type_masses) {
   s.validate("structure");
   const std::size_t n = s.size();
+  type_counts_.assign(type_names_.size(), 0);
+  for (int t : s.types) ++type_counts_[t];
   x.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].x; }));
   y.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].y; }));
   z.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].z; }));

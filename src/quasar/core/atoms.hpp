@@ -35,6 +35,8 @@ class AtomState {
   const std::vector<std::string>& type_names() const { return type_names_; }
   const std::vector<double>& type_masses() const { return type_masses_host_; }
   int num_types() const { return static_cast<int>(type_names_.size()); }
+  // Atoms of each type (host copy: types never change, sorting only permutes them).
+  const std::vector<int>& type_counts() const { return type_counts_; }
   bool has_charges() const { return !charge.empty(); }
   AtomsRef ref();
 
@@ -59,6 +61,7 @@ class AtomState {
   Box box_;
   std::vector<std::string> type_names_;
   std::vector<double> type_masses_host_;
+  std::vector<int> type_counts_;
   std::vector<long> file_ids_;  // ids as read, indexed by input order
 };
 

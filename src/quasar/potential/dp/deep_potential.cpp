@@ -70,8 +70,10 @@ void DeepPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const
     out.atom_energy.resize(n);
     out.atom_virial.resize(9 * static_cast<std::size_t>(n));
   }
-  gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), out.totals.data(), req.per_atom ? out.atom_energy.data() : nullptr,
-                req.per_atom ? out.atom_virial.data() : nullptr);
+  std::vector<int> count(model_.ntypes(), 0);
+  for (std::size_t t = 0; t < model_type_.size(); ++t) count[model_type_[t]] += atoms.type_counts()[t];
+  gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), count, out.totals.data(),
+                req.per_atom ? out.atom_energy.data() : nullptr, req.per_atom ? out.atom_virial.data() : nullptr);
 }
 
 void DeepPotential::check_parameters(int atoms) const {

@@ -79,8 +79,8 @@ unsigned blocks(long n, int block) { return grid_for(n, block); }
 struct GpuEvaluator::Impl {
   virtual ~Impl() = default;
   virtual void set_extra(const std::vector<double>& v) = 0;
-  virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals,
-                       double* atom_energy, double* atom_virial) = 0;
+  virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
+                       double* totals, double* atom_energy, double* atom_virial) = 0;
   double work = 0;
   long chunk = 0;
 };
@@ -132,8 +132,8 @@ class Evaluator final : public GpuEvaluator::Impl {
 
   void set_extra(const std::vector<double>& v) override { extra_.assign(v); }
 
-  void compute(AtomsRef a, const NeighborRef& list, const int* model_type, double* totals, double* atom_energy,
-               double* atom_virial) override {
+  void compute(AtomsRef a, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
+               double* totals, double* atom_energy, double* atom_virial) override {
     const int n = a.n;
     if (n == 0) return;
     QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fx, 0, n * sizeof(double)));
@@ -144,7 +144,7 @@ class Evaluator final : public GpuEvaluator::Impl {
       QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_energy, 0, n * sizeof(double)));
       QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_virial, 0, 9 * static_cast<std::size_t>(n) * sizeof(double)));
     }
-    const std::vector<int> count = order_by_type(a, model_type);
+    order_by_type(a, model_type);
     const long nc_max = std::min<long>(chunk, *std::max_element(count.begin(), count.end()));
     reserve(nc_max);
     for (int ti = 0, start = 0; ti < m_.ntypes; start += count[ti], ++ti) {
@@ -187,38 +187,30 @@ class Evaluator final : public GpuEvaluator::Impl {
     for (auto* b : {&fs_[0], &fs_[1], &fs_[2]}) grow(*b, nc * fit_width_);
   }
 
-  // Atoms ordered by model type (stable), and the count of each type.
-  std::vector<int> order_by_type(AtomsRef a, const int* model_type) {
-    const int n = a.n, nt = m_.ntypes;
+  // Atoms ordered by model type (stable; the counts come from the host).
+  void order_by_type(AtomsRef a, const int* model_type) {
+    const int n = a.n;
     grow(order_, n);
-    if (nt == 1) {
+    if (m_.ntypes == 1) {
       if (order_size_ != n) {
         std::vector<int> id(n);
         std::iota(id.begin(), id.end(), 0);
         order_.upload(id.data(), n);
         order_size_ = n;
       }
-      return {n};
+      return;
     }
-    order_size_ = -1;
     grow(keys_, 2L * n);
     grow(idx_, n);
     type_keys(a, model_type, keys_.data(), idx_.data());
     std::size_t temp = 0;
-    const int bits = 32 - __builtin_clz(static_cast<unsigned>(nt));
+    const int bits = 32 - __builtin_clz(static_cast<unsigned>(m_.ntypes));
     cub::DeviceRadixSort::SortPairs(nullptr, temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n, 0, bits);
     grow(temp_, temp);
     cub::DeviceRadixSort::SortPairs(temp_.data(), temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n, 0,
                                     bits);
-    grow(counts_, kGpuMaxTypes);
-    count_types(keys_.data() + n, n, counts_.data());
-    std::vector<int> count(kGpuMaxTypes);
-    device::copy_to_host(count.data(), counts_.data(), kGpuMaxTypes * sizeof(int));
-    count.resize(nt);
-    return count;
   }
   void type_keys(AtomsRef a, const int* model_type, int* keys, int* idx);
-  void count_types(const int* sorted_keys, int n, int* counts);
 
   void run_chunk(AtomsRef a, const NeighborRef& list, const int* model_type, const ChunkRef& c, double* totals,
                  double* atom_energy, double* atom_virial) {
@@ -344,7 +336,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<double> davg_{Backend::Cuda}, dstd_{Backend::Cuda}, extra_{Backend::Cuda};
   int emb_width_ = 1, fit_width_ = 1, max_sel_ = 1, fit_outputs_ = 0;
   cublasHandle_t cublas_ = nullptr;
-  Array<int> order_{Backend::Cuda}, keys_{Backend::Cuda}, idx_{Backend::Cuda}, counts_{Backend::Cuda};
+  Array<int> order_{Backend::Cuda}, keys_{Backend::Cuda}, idx_{Backend::Cuda};
   Array<char> temp_{Backend::Cuda};
   int order_size_ = -1;
   Array<int> nbr_{Backend::Cuda}, filled_{Backend::Cuda};
@@ -363,34 +355,10 @@ __global__ void type_keys_kernel(AtomsRef a, const int* model_type, int* keys, i
   idx[i] = i;
 }
 
-// Counts per type from the sorted keys: the first position of each type.
-__global__ void count_types_kernel(const int* sorted, int n, int* counts) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int t = sorted[i];
-  if (i == n - 1 || sorted[i + 1] != t) counts[t] = i + 1;  // end of type t's run
-}
-__global__ void ends_to_counts_kernel(int* counts, int nt) {
-  int prev = 0;
-  for (int t = 0; t < nt; ++t) {
-    const int end = counts[t] < 0 ? prev : counts[t];
-    counts[t] = end - prev;
-    prev = end;
-  }
-}
-
 template <class S, class A>
 void Evaluator<S, A>::type_keys(AtomsRef a, const int* model_type, int* keys, int* idx) {
   type_keys_kernel<<<blocks(a.n, kPost), kPost>>>(a, model_type, keys, idx);
   QUASAR_LAUNCH_CHECK("dp type_keys_kernel");
-}
-
-template <class S, class A>
-void Evaluator<S, A>::count_types(const int* sorted, int n, int* counts) {
-  QUASAR_CUDA_CHECK(cudaMemsetAsync(counts, 0xff, kGpuMaxTypes * sizeof(int)));  // -1: type absent
-  count_types_kernel<<<blocks(n, kPost), kPost>>>(sorted, n, counts);
-  ends_to_counts_kernel<<<1, 1>>>(counts, m_.ntypes);
-  QUASAR_LAUNCH_CHECK("dp count_types_kernel");
 }
 
 }  // namespace
@@ -405,9 +373,10 @@ GpuEvaluator::GpuEvaluator(const DpModel& model, const EmbeddingTables* tables, 
 }
 GpuEvaluator::~GpuEvaluator() = default;
 void GpuEvaluator::set_extra(const std::vector<double>& v) { impl_->set_extra(v); }
-void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals,
-                           double* atom_energy, double* atom_virial) {
-  impl_->compute(atoms, list, model_type, totals, atom_energy, atom_virial);
+void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* model_type,
+                           const std::vector<int>& type_counts, double* totals, double* atom_energy,
+                           double* atom_virial) {
+  impl_->compute(atoms, list, model_type, type_counts, totals, atom_energy, atom_virial);
 }
 double GpuEvaluator::work_bytes() const { return impl_->work; }
 long GpuEvaluator::chunk_atoms() const { return impl_->chunk; }

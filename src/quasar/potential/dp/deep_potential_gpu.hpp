@@ -53,9 +53,10 @@ class GpuEvaluator {
   // Normalised frame/atomic parameters per atom id ([n][extra]), when the model has them.
   void set_extra(const std::vector<double>& values);
   // Energy into totals[0], virial into totals[1..9], forces overwritten; per-atom terms when the
-  // pointers are not null. model_type maps structure types to model types. All device pointers.
-  void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, double* totals, double* atom_energy,
-               double* atom_virial);
+  // pointers are not null. model_type (device) maps structure types to model types; type_counts
+  // (host) are the atoms of each model type, so no step waits for the device.
+  void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& type_counts,
+               double* totals, double* atom_energy, double* atom_virial);
   // Work memory held (bytes) and atoms per chunk, for reports.
   double work_bytes() const;
   long chunk_atoms() const;
