@@ -35,6 +35,17 @@ class Cli : public testing::Test {
     return {WEXITSTATUS(status), slurp("out.txt"), slurp("err.txt")};
   }
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  // An example's input shortened to 20 steps (thermo every 10), with `from` replaced by `to`.
+  std::string short_example(const std::string& rel, const std::string& from, const std::string& to) {
+    std::ifstream in(test::source_path(rel));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    text.replace(text.find("steps = 1000"), 12, "steps = 20");
+    text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  }
   std::filesystem::path dir_;
 };
 
@@ -173,14 +184,8 @@ TEST_F(Cli, DpCompressWritesATabulatedModel) {
 
 // The README's embedded default: Deep Potential MD of silicon with the model trained on our data.
 TEST_F(Cli, SiliconExampleRuns) {
-  std::ifstream in(test::source_path("examples/silicon/md.toml"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  text.replace(text.find("steps = 1000"), 12, "steps = 20");
-  text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
-  text.replace(text.find("\"model.dp\""), 10, "\"" + test::source_path("examples/silicon/model.dp") + "\"");
-  write("si.toml", text);
+  write("si.toml", short_example("examples/silicon/md.toml", "\"model.dp\"",
+                                  "\"" + test::source_path("examples/silicon/model.dp") + "\""));
   const Result r = quasar("run si.toml --device cpu");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("216 atoms, deepmd potential, bussi dynamics on cpu"), std::string::npos) << r.out;
@@ -188,15 +193,8 @@ TEST_F(Cli, SiliconExampleRuns) {
 
 TEST_F(Cli, EmbeddedDefaultExampleRuns) {
   if (test::lammps_potential("Cu_u3.eam").empty()) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
-  std::ifstream in(test::source_path("examples/cu-eam-nve/input.toml"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  text.replace(text.find("steps = 1000"), 12, "steps = 20");
-  text.replace(text.find("thermo_every = 100"), 18, "thermo_every = 10");
-  const std::string eam = "/usr/share/lammps/potentials/Cu_u3.eam";
-  text.replace(text.find(eam), eam.size(), test::lammps_potential("Cu_u3.eam"));
-  write("default.toml", text);
+  write("default.toml", short_example("examples/cu-eam-nve/input.toml", "/usr/share/lammps/potentials/Cu_u3.eam",
+                                       test::lammps_potential("Cu_u3.eam")));
   const Result r = quasar("run default.toml --device cpu");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("4000 atoms, eam potential, nve dynamics on cpu"), std::string::npos);

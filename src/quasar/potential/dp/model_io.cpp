@@ -35,12 +35,12 @@ void flatten(const nlohmann::json& v, std::vector<double>& out, std::vector<hsiz
   }
 }
 
-nlohmann::json nest(const double* data, const std::vector<hsize_t>& shape, std::size_t depth = 0) {
+nlohmann::json nest(const double* data, const std::vector<std::size_t>& shape, std::size_t depth = 0) {
   if (depth == shape.size()) return *data;
   nlohmann::json a = nlohmann::json::array();
   std::size_t stride = 1;
   for (std::size_t k = depth + 1; k < shape.size(); ++k) stride *= shape[k];
-  for (hsize_t i = 0; i < shape[depth]; ++i) a.push_back(nest(data + i * stride, shape, depth + 1));
+  for (std::size_t i = 0; i < shape[depth]; ++i) a.push_back(nest(data + i * stride, shape, depth + 1));
   return a;
 }
 
@@ -95,6 +95,11 @@ void replace_file(const std::string& tmp, const std::string& path) {
 
 }  // namespace
 
+nlohmann::json ndarray(const std::vector<double>& values, const std::vector<std::size_t>& shape, const std::string& dtype) {
+  return {{"@class", "np.ndarray"}, {"@is_variable", true}, {"@version", 1}, {"dtype", dtype},
+          {"value", values.empty() ? nlohmann::json::array() : nest(values.data(), shape)}};
+}
+
 nlohmann::json read_dp_h5(const std::string& path) {
   quiet_hdf5();
   if (!std::filesystem::exists(path)) throw InputError(path, 0, "cannot open model file");
@@ -140,9 +145,8 @@ nlohmann::json read_dp_h5(const std::string& path) {
       if (count && H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
         throw InputError(path, 0, "cannot read dataset " + name + " as numbers");
       H5 dtype(H5Dget_type(ds.id), H5Tclose);
-      j = {{"@class", "np.ndarray"}, {"@is_variable", true}, {"@version", 1},
-           {"dtype", H5Tget_size(dtype.id) == 4 ? "float32" : "float64"},
-           {"value", count ? nest(values.data(), shape) : nlohmann::json::array()}};
+      j = ndarray(values, std::vector<std::size_t>(shape.begin(), shape.end()),
+                  H5Tget_size(dtype.id) == 4 ? "float32" : "float64");
     } else if (j.is_object() || j.is_array()) {
       for (auto& e : j) fill(e);
     }

@@ -1,43 +1,16 @@
 // A DpModel as DeePMD-kit v3's model dictionary (the layout of deeppot_sea.yaml: Model v2,
 // Descriptor v2, Fitting v2, networks and layers as DeePMD-kit 3.0 writes them), so that models
 // Quasar makes (training, compression) load in DeePMD-kit too.
-#include <functional>
 #include <string>
 
 #include "quasar/potential/dp/model.hpp"
+#include "quasar/potential/dp/model_io.hpp"
 
 namespace quasar::dp {
 
 namespace {
 
 using nlohmann::json;
-
-json ndarray(const std::vector<double>& v, const std::vector<std::size_t>& shape) {
-  std::function<json(std::size_t, std::size_t)> nest = [&](std::size_t depth, std::size_t at) -> json {
-    if (depth == shape.size()) return v[at];
-    std::size_t stride = 1;
-    for (std::size_t k = depth + 1; k < shape.size(); ++k) stride *= shape[k];
-    json a = json::array();
-    for (std::size_t i = 0; i < shape[depth]; ++i) a.push_back(nest(depth + 1, at + i * stride));
-    return a;
-  };
-  return {{"@class", "np.ndarray"}, {"@is_variable", true}, {"@version", 1}, {"dtype", "float64"}, {"value", nest(0, 0)}};
-}
-
-const char* activation_name(Activation a) {
-  switch (a) {
-    case Activation::Tanh: return "tanh";
-    case Activation::Relu: return "relu";
-    case Activation::Relu6: return "relu6";
-    case Activation::Gelu: return "gelu";
-    case Activation::GeluTf: return "gelu_tf";
-    case Activation::Softplus: return "softplus";
-    case Activation::Sigmoid: return "sigmoid";
-    case Activation::Silu: return "silu";
-    case Activation::Linear: return "none";
-  }
-  return "none";
-}
 
 json layer(const Layer& L) {
   json vars = {{"w", ndarray(L.w, {static_cast<std::size_t>(L.in), static_cast<std::size_t>(L.out)})},

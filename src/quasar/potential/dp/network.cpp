@@ -21,6 +21,21 @@ Activation parse_activation(const std::string& name) {
               "' (supported: tanh, relu, relu6, gelu, gelu_tf, softplus, sigmoid, silu, none, linear)");
 }
 
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::Tanh: return "tanh";
+    case Activation::Relu: return "relu";
+    case Activation::Relu6: return "relu6";
+    case Activation::Gelu: return "gelu";
+    case Activation::GeluTf: return "gelu_tf";
+    case Activation::Softplus: return "softplus";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Silu: return "silu";
+    case Activation::Linear: return "none";
+  }
+  return "none";
+}
+
 void Network::forward(const double* x, Trace& t) const {
   t.acts.resize(layers.size() + 1);
   t.pre.resize(layers.size());

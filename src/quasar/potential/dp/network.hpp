@@ -9,6 +9,7 @@
 namespace quasar::dp {
 
 Activation parse_activation(const std::string& name);  // throws naming the valid ones
+const char* activation_name(Activation a);              // the name DeePMD-kit writes
 
 struct Layer {
   int in = 0, out = 0;
