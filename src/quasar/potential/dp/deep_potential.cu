@@ -74,6 +74,13 @@ T* grow(Array<T>& a, std::size_t n) {
 
 unsigned blocks(long n, int block) { return grid_for(n, block); }
 
+// Kernels may use more than the default 48 kB of dynamic shared memory once told so.
+template <class Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
 }  // namespace
 
 struct GpuEvaluator::Impl {
@@ -218,13 +225,17 @@ class Evaluator final : public GpuEvaluator::Impl {
     environment_kernel<A><<<c.nc, kAtomBlock, env_shm>>>(m_, a, list, model_type, c, davg_.data(), dstd_.data(),
                                                          nbr_.data(), disp_.data(), rhat_.data(), filled_.data());
     QUASAR_LAUNCH_CHECK("dp environment_kernel");
-    const std::size_t desc_shm = 4 * m_.m * sizeof(A), force_shm = 8 * m_.m * sizeof(A);
+    const std::size_t force_shm = 8 * m_.m * sizeof(A);
     const double* extra = extra_.size() ? extra_.data() : nullptr;
     if (compressed_) {
+      const std::size_t desc_shm = descriptor_shared_bytes<TableSource<A>, A>(m_.m, m_.nnei);
+      allow_shared(descriptor_kernel<S, A, TableSource<A>>, desc_shm);
       descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), table_, filled_.data(),
                                                              pad_.data(), extra, gr_.data(), fs_[0].data());
     } else {
       embedding(c);
+      const std::size_t desc_shm = descriptor_shared_bytes<GemmSource<A>, A>(m_.m, m_.nnei);
+      allow_shared(descriptor_kernel<S, A, GemmSource<A>>, desc_shm);
       descriptor_kernel<S, A><<<c.nc, kAtomBlock, desc_shm>>>(m_, c, a.id, rhat_.data(), GemmSource<A>{gf_.data(), m_.m},
                                                              nullptr, nullptr, extra, gr_.data(), fs_[0].data());
     }
@@ -232,11 +243,11 @@ class Evaluator final : public GpuEvaluator::Impl {
     const A* gD = fitting(c, totals, atom_energy);
     if (compressed_)
       force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
-                                                       disp_.data(), dstd_.data(), table_, totals, atom_virial);
+                                                       disp_.data(), dstd_.data(), filled_.data(), table_, totals, atom_virial);
     else
       force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
-                                                       disp_.data(), dstd_.data(), GemmSource<A>{gf_.data(), m_.m},
-                                                       totals, atom_virial);
+                                                       disp_.data(), dstd_.data(), filled_.data(),
+                                                       GemmSource<A>{gf_.data(), m_.m}, totals, atom_virial);
     QUASAR_LAUNCH_CHECK("dp force_kernel");
   }
 

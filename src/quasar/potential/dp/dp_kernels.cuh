@@ -135,27 +135,44 @@ struct TableSource {
 // One block per atom: gr = G^T R_hat / nnei (M x 4, kept for the backward pass) and the fitting
 // input: D = gr gr[:axis]^T, then the atom's normalised parameters. With pad (the padding rows'
 // G (x) R_hat summed from each slot to the end of its type, [ti][slot][M][4]), the trailing padding
-// slots of each type are one lookup instead of one evaluation each.
+// slots of each type are one lookup instead of one evaluation each. Each row's R_hat and lookup
+// position are found once, into shared memory, then one thread per output sums over the rows.
+template <class Src, class A>
+constexpr std::size_t descriptor_shared_bytes(int m, int nnei) {
+  return 4 * m * sizeof(A) + nnei * (sizeof(typename Src::Cursor) + 4 * sizeof(A));
+}
 template <class S, class A, class Src>
 __global__ void descriptor_kernel(GpuModel m, ChunkRef c, const long* atom_id, const A* rhat, Src src,
                                   const int* filled, const A* pad, const double* extra, A* gr, S* fit_in) {
   extern __shared__ double desc_shm[];
+  using Cursor = typename Src::Cursor;
+  const int local = blockIdx.x, M = m.m, nt = m.ntypes;
   A* g = reinterpret_cast<A*>(desc_shm);
-  const int local = blockIdx.x, M = m.m;
+  Cursor* cur = reinterpret_cast<Cursor*>(g + 4 * M);
+  A* rh = reinterpret_cast<A*>(cur + m.nnei);
+  int rows = 0;
+  for (int t = 0; t < nt; ++t) rows += pad ? filled[local * nt + t] : m.sel[t];
+  for (int v = threadIdx.x; v < rows; v += blockDim.x) {
+    int t = 0, s = v;
+    for (int n; s >= (n = pad ? filled[local * nt + t] : m.sel[t]); ++t) s -= n;
+    const long row = chunk_row(m, c.nc, t, local, s);
+    for (int k = 0; k < 4; ++k) rh[4 * v + k] = rhat[4 * row + k];
+    cur[v] = src.at(m, c.nc, c.ti, t, row, rh[4 * v]);
+  }
+  __syncthreads();
   for (int q = threadIdx.x; q < M; q += blockDim.x) {
     A acc[4] = {0, 0, 0, 0};
-    for (int t = 0; t < m.ntypes; ++t) {
-      const int n = pad ? filled[local * m.ntypes + t] : m.sel[t];
-      for (int s = 0; s < n; ++s) {
-        const long row = chunk_row(m, c.nc, t, local, s);
-        const A* rh = rhat + 4 * row;
-        A y, dy;
-        src.get(src.at(m, c.nc, c.ti, t, row, rh[0]), q, y, dy);
-        for (int k = 0; k < 4; ++k) acc[k] += y * rh[k];
-      }
-      if (n < m.sel[t])
-        for (int k = 0; k < 4; ++k) acc[k] += pad[((static_cast<long>(c.ti) * m.nnei + m.sec[t] + n) * M + q) * 4 + k];
+    for (int v = 0; v < rows; ++v) {
+      A y, dy;
+      src.get(cur[v], q, y, dy);
+      for (int k = 0; k < 4; ++k) acc[k] += y * rh[4 * v + k];
     }
+    if (pad)
+      for (int t = 0; t < nt; ++t) {
+        const int n = filled[local * nt + t];
+        if (n < m.sel[t])
+          for (int k = 0; k < 4; ++k) acc[k] += pad[((static_cast<long>(c.ti) * m.nnei + m.sec[t] + n) * M + q) * 4 + k];
+      }
     for (int k = 0; k < 4; ++k) {
       const A v = acc[k] / A(m.nnei);
       g[4 * q + k] = v;
@@ -211,16 +228,17 @@ __global__ void fit_last_kernel(GpuModel m, ChunkRef c, LayerRef<S, A> L, const 
   if (threadIdx.x == 0) atomicAdd(totals, part);
 }
 
-// One block per atom: dE/d(gr) from dE/dD, then one warp per neighbour slot: dE/dR_hat =
-// dE/dgr-weighted G (+ the dG/ds term on s_hat), through dR/dd to the force on the neighbour
-// (atomic) and on the centre (block sum), and the virial -gd (x) d given to the neighbour.
+// One block per atom: dE/d(gr) from dE/dD; then the filled slots, a few per warp at a time, with
+// several lanes sharing each slot's lookup over the M outputs (coalesced) and reducing dE/dR_hat,
+// which one lane keeps. Every 32 slots the lanes turn theirs, in parallel, into the force on the
+// neighbour (atomic), on the centre (block sum) and the virial -gd (x) d given to the neighbour.
 template <class A, class Src>
 __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef c, AtomsRef a, const A* gr, const A* gD,
                                                          const A* rhat, const int* nbr, const double* disp,
-                                                         const double* dstd, Src src, double* totals,
-                                                         double* atom_virial) {
+                                                         const double* dstd, const int* filled, Src src,
+                                                         double* totals, double* atom_virial) {
   extern __shared__ double force_shm[];
-  const int M = m.m, axis = m.axis, local = blockIdx.x, i = c.atoms[local], ti = c.ti;
+  const int M = m.m, axis = m.axis, local = blockIdx.x, i = c.atoms[local], ti = c.ti, nt = m.ntypes;
   A* sgr = reinterpret_cast<A*>(force_shm);
   A* ggr = sgr + 4 * M;
   __shared__ double sum[12];  // force on i, virial
@@ -238,37 +256,31 @@ __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef 
   }
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  const int* nfill = filled + static_cast<long>(local) * nt;
+  int real = 0;
+  for (int t = 0; t < nt; ++t) real += nfill[t];
+  // The row of the v-th filled slot (slots past filled[t] are padding: no force).
+  auto slot_of = [&](int v, int& t) {
+    int s = v;
+    for (t = 0; s >= nfill[t]; ++t) s -= nfill[t];
+    return s;
+  };
   double fi[3] = {0, 0, 0}, vir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int slot = warp; slot < m.nnei; slot += warps) {
-    const int t = slot_type(m, slot);
-    const long row = chunk_row(m, c.nc, t, local, slot - m.sec[t]);
+  A grh[4];
+  int mine = -1;  // the filled slot whose dE/dR_hat this lane holds
+  auto flush = [&] {
+    if (mine < 0) return;
+    int t;
+    const int s = slot_of(mine, t), slot = m.sec[t] + s;
+    const long row = chunk_row(m, c.nc, t, local, s);
     const int j = nbr[row];
-    if (j < 0) continue;
-    const A rh[4] = {rhat[4 * row], rhat[4 * row + 1], rhat[4 * row + 2], rhat[4 * row + 3]};
-    const auto cur = src.at(m, c.nc, ti, t, row, rh[0]);
-    A p[5] = {0, 0, 0, 0, 0};
-    for (int q = lane; q < M; q += 32) {
-      A y, dy;
-      src.get(cur, q, y, dy);
-      const A g0 = ggr[4 * q], g1 = ggr[4 * q + 1], g2 = ggr[4 * q + 2], g3 = ggr[4 * q + 3];
-      p[0] += g0 * y;
-      p[1] += g1 * y;
-      p[2] += g2 * y;
-      p[3] += g3 * y;
-      p[4] += (g0 * rh[0] + g1 * rh[1] + g2 * rh[2] + g3 * rh[3]) * dy;
-    }
-    for (int k = 0; k < 5; ++k)
-      for (int off = 16; off > 0; off /= 2) p[k] += __shfl_xor_sync(0xffffffffu, p[k], off);
-    if (lane != 0) continue;
-    const double grh[4] = {static_cast<double>(p[0] + p[4]), static_cast<double>(p[1]), static_cast<double>(p[2]),
-                           static_cast<double>(p[3])};
     const Vec3 d{disp[3 * row], disp[3 * row + 1], disp[3 * row + 2]};
     double R[4], dR[4][3];
     env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
     const double* sd = dstd + (static_cast<long>(ti) * m.nnei + slot) * 4;
     double gd[3] = {0, 0, 0};
     for (int k = 0; k < 4; ++k)
-      for (int q = 0; q < 3; ++q) gd[q] += grh[k] / sd[k] * dR[k][q];
+      for (int q = 0; q < 3; ++q) gd[q] += static_cast<double>(grh[k]) / sd[k] * dR[k][q];
     atomicAdd(a.fx + j, -gd[0]);
     atomicAdd(a.fy + j, -gd[1]);
     atomicAdd(a.fz + j, -gd[2]);
@@ -280,6 +292,62 @@ __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef 
         vir[3 * p1 + q] += v;
         if (atom_virial) atomicAdd(atom_virial + static_cast<long>(3 * p1 + q) * a.n + j, v);
       }
+    mine = -1;
+  };
+  // Each warp takes kGroups consecutive filled slots at a time, kLanes lanes per slot.
+  constexpr int kLanes = 8, kGroups = 32 / kLanes;
+  const int group = lane / kLanes, sub = lane % kLanes;
+  int held = 0;
+  for (int v0 = warp * kGroups; v0 < real; v0 += warps * kGroups) {
+    const int v = v0 + group;
+    int t = 0, s = 0;
+    long row = 0;
+    bool live = v < real;
+    if (live) {
+      s = slot_of(v, t);
+      row = chunk_row(m, c.nc, t, local, s);
+      live = nbr[row] >= 0;  // not pair-excluded
+    }
+    A p[5] = {0, 0, 0, 0, 0};
+    if (live) {
+      const A rh[4] = {rhat[4 * row], rhat[4 * row + 1], rhat[4 * row + 2], rhat[4 * row + 3]};
+      const auto cur = src.at(m, c.nc, ti, t, row, rh[0]);
+      for (int q = sub; q < M; q += kLanes) {
+        A y, dy;
+        src.get(cur, q, y, dy);
+        const A g0 = ggr[4 * q], g1 = ggr[4 * q + 1], g2 = ggr[4 * q + 2], g3 = ggr[4 * q + 3];
+        p[0] += g0 * y;
+        p[1] += g1 * y;
+        p[2] += g2 * y;
+        p[3] += g3 * y;
+        p[4] += (g0 * rh[0] + g1 * rh[1] + g2 * rh[2] + g3 * rh[3]) * dy;
+      }
+    }
+    for (int k = 0; k < 5; ++k)
+      for (int off = kLanes / 2; off > 0; off /= 2) p[k] += __shfl_xor_sync(0xffffffffu, p[k], off);
+    // Lane held + g takes group g's sums.
+    const bool take = lane >= held && lane < held + kGroups;
+    const int from = take ? (lane - held) * kLanes : lane;
+    const A r0 = __shfl_sync(0xffffffffu, p[0] + p[4], from), r1 = __shfl_sync(0xffffffffu, p[1], from),
+            r2 = __shfl_sync(0xffffffffu, p[2], from), r3 = __shfl_sync(0xffffffffu, p[3], from);
+    const int owner = __shfl_sync(0xffffffffu, live ? v : -1, from);
+    if (take && owner >= 0) {
+      grh[0] = r0;
+      grh[1] = r1;
+      grh[2] = r2;
+      grh[3] = r3;
+      mine = owner;
+    }
+    held += kGroups;
+    if (held == 32) {
+      flush();
+      held = 0;
+    }
+  }
+  flush();
+  for (int k = 0; k < 12; ++k) {
+    double& x = k < 3 ? fi[k] : vir[k - 3];
+    for (int off = 16; off > 0; off /= 2) x += __shfl_xor_sync(0xffffffffu, x, off);
   }
   if (lane == 0) {
     for (int q = 0; q < 3; ++q) atomicAdd(&sum[q], fi[q]);
