@@ -13,9 +13,17 @@ export QUASAR_WATER_DATA=${QUASAR_WATER_DATA:-$PWD/.gpu/shared/reference/deepmd/
 cells=${1:-4}
 systems=${2:-water}
 modes=${3:-"double mixed32 mixed16"}
+compress=${4:-"0 0.5"}  # 0: exact nets; else the closest distance for the tables
+# QUASAR_NCU=1: per-kernel times of 12 steps from Nsight Compute instead (log $OUT/ncu-MODE-COMPRESS.txt).
 for p in $modes; do
-  for c in 0 0.5; do
-    build-cuda/bench/bench_md_bench --device cuda --systems "$systems" --cells "$cells" --precision "$p" --compress "$c" \
-      ${BENCH_STEPS:+--steps $BENCH_STEPS} 2>&1 | tee -a "$out/dp-bench.log"
+  for c in $compress; do
+    prof=() steps=${BENCH_STEPS:-}
+    if [ "${QUASAR_NCU:-0}" = 1 ]; then
+      prof=(ncu --clock-control none --metrics gpu__time_duration.sum --launch-skip 400 --launch-count 120
+        --print-summary per-kernel --log-file "$out/ncu-$p-$c.txt")
+      steps=12
+    fi
+    "${prof[@]}" build-cuda/bench/bench_md_bench --device cuda --systems "$systems" --cells "$cells" --precision "$p" \
+      --compress "$c" ${steps:+--steps $steps} 2>&1 | tee -a "$out/dp-bench.log"
   done
 done

@@ -26,10 +26,8 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   done
 fi
 if [ "$what" = all ] || [ "$what" = example ]; then
-  # The embedded default on the GPU, with the EAM file carried in .gpu/potentials.
-  mkdir -p /tmp/quasar-example
-  sed "s|/usr/share/lammps/potentials|$PWD/.gpu/potentials|" examples/cu-eam-nve/input.toml > /tmp/quasar-example/input.toml
-  (cd /tmp/quasar-example && "$OLDPWD/build-cuda/quasar" run input.toml --device cuda) 2>&1 | tee "$out/example.log" || status=1
+  # The embedded default (DP MD of silicon at 300 K) on the GPU.
+  (cd examples/silicon && ../../build-cuda/quasar run md.toml --device cuda) 2>&1 | tee "$out/example.log" || status=1
 fi
 if [ "$what" = all ] || [ "$what" = bench ]; then
   for b in build-cuda/bench/bench_*; do

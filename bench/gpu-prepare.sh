@@ -10,6 +10,7 @@ cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON >/dev/null
 cmake --build build-cuda -j2
 rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
 bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
+strip "${bins[@]}"  # the carry to the device is limited to 64 MB
 # QUASAR_GPU_LAMMPS=0 leaves LAMMPS out (its libraries are most of the carry).
 if [ "${QUASAR_GPU_LAMMPS:-1}" = 1 ] && command -v lmp >/dev/null; then
   cp /usr/bin/lmp .gpu/bin/
@@ -19,11 +20,9 @@ fi
 # Reference data the tests read (small files only).
 if [ -d ../shared/reference/deepmd ]; then
   mkdir -p .gpu/shared/reference/deepmd
-  cp ../shared/reference/deepmd/*.yaml .gpu/shared/reference/deepmd/
-  w=reference/deepmd/water-data/data_0
-  mkdir -p .gpu/shared/$w/set.000 .gpu/shared/reference/deepmd/bench
-  cp ../shared/$w/*.raw .gpu/shared/$w/
-  cp ../shared/$w/set.000/{box,coord}.npy .gpu/shared/$w/set.000/
+  cp ../shared/reference/deepmd/*.{yaml,json} .gpu/shared/reference/deepmd/
+  cp -r ../shared/reference/deepmd/water-data .gpu/shared/reference/deepmd/  # 2 MB
+  mkdir -p .gpu/shared/reference/deepmd/bench
   cp ../shared/reference/deepmd/bench/water-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
