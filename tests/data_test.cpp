@@ -1,4 +1,5 @@
-// Labelled data: deepmd/npy systems (.npy arrays), folders of systems, extended XYZ; `quasar test`.
+// Labelled data: deepmd/npy systems (.npy arrays), folders of systems, n2p2 input.data, extended XYZ;
+// `quasar convert` and `quasar test`.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,8 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/espresso.hpp"
 #include "quasar/io/extxyz.hpp"
+#include "quasar/io/n2p2_data.hpp"
+#include "quasar/core/units.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "support.hpp"
@@ -126,6 +129,75 @@ TEST_F(Data, QuantumEspressoOutput) {
 }
 
 // `quasar test` against the errors computed here from the library's own evaluation.
+TEST_F(Data, N2p2TrainingSets) {
+  const std::string cu2s = test::shared_path("reference/n2p2/train/Cu2S_PBE/input.data");
+  const std::string water = test::shared_path("reference/n2p2/train/H2O_RPBE-D3/input.data");
+  if (cu2s.empty() || water.empty()) GTEST_SKIP() << "../shared/reference/n2p2 is not here";
+  // Cu2S is in Å and eV: read as training data directly.
+  const auto c = io::read_labelled_frames(cu2s);
+  ASSERT_EQ(c.size(), 20u);
+  EXPECT_EQ(c[0].size(), 144u);
+  EXPECT_EQ(c[0].type_names, (std::vector<std::string>{"S", "Cu"}));
+  EXPECT_DOUBLE_EQ(*c[0].energy, -571.723972);
+  EXPECT_DOUBLE_EQ(*c[1].energy, -570.358649);
+  EXPECT_DOUBLE_EQ(c[0].box.h(1, 0), -0.444607);
+  EXPECT_DOUBLE_EQ(c[0].box.h(2, 2), 12.064082);
+  EXPECT_DOUBLE_EQ(c[0].positions[0].z, 10.16037);
+  EXPECT_DOUBLE_EQ(c[0].forces[0].y, 0.152265);
+  EXPECT_FALSE(c[0].virial.has_value());
+  // Water is in bohr and hartree.
+  const auto w = io::read_n2p2_data(water, io::parse_n2p2_units("bohr,hartree"));
+  ASSERT_EQ(w.size(), 20u);
+  EXPECT_EQ(w[0].size(), 192u);
+  EXPECT_DOUBLE_EQ(w[0].box.h(0, 0), 24.623508 * units::bohr);
+  EXPECT_DOUBLE_EQ(w[0].positions[0].x, 3.735290838 * units::bohr);
+  EXPECT_DOUBLE_EQ(w[0].forces[0].z, -0.027992554 * units::hartree / units::bohr);
+  EXPECT_DOUBLE_EQ(*w[0].energy, -4900.37328433 * units::hartree);
+  EXPECT_DOUBLE_EQ(w[0].charges[0], -0.226389360);
+  // `quasar convert` writes the same frames as extended XYZ.
+  const std::string out = (dir_ / "water.xyz").string();
+  const std::string cmd = test::binary_path("quasar") + " convert --units bohr,hartree --output " + out + " " + water +
+                          " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto back = io::read_extxyz(out);
+  ASSERT_EQ(back.size(), 20u);
+  EXPECT_NEAR(*back[3].energy, *w[3].energy, 1e-6);
+  EXPECT_NEAR(back[3].forces[7].x, w[3].forces[7].x, 1e-9);
+}
+
+TEST_F(Data, N2p2WithoutCellAndMalformed) {
+  const std::string molecule = put("molecule.data",
+                                   "begin\ncomment water\natom 0 0 0 O 0 0 0.1 0.2 0.3\natom 0.96 0 0 H 0 0 -0.1 0 0\n"
+                                   "atom -0.24 0.93 0 H 0 0 0 -0.2 -0.3\nenergy -14.2\ncharge 0\nend\n");
+  const auto m = io::read_labelled_frames(molecule);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].box.periodic[0], 0);
+  EXPECT_EQ(m[0].info.at("comment"), "water");
+  EXPECT_DOUBLE_EQ(m[0].forces[2].z, -0.3);
+  // Each mistake names the file and line.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"begin\natom 0 0 0 O 0 0 0 0 0\nenergy 1\n", ":3: the file ends inside a structure"},
+      {"begin\natom 0 0 0 O 0 0 0 0\nenergy 1\nend\n", ":2: 'atom' needs 9 values"},
+      {"begin\natom 0 0 x O 0 0 0 0 0\nenergy 1\nend\n", ":2:"},
+      {"begin\nlattice 1 0 0\nlattice 0 1 0\natom 0 0 0 O 0 0 0 0 0\nenergy 1\nend\n", "zero or three lattice lines"},
+      {"begin\natom 0 0 0 O 0 0 0 0 0\nend\n", "without an energy"},
+      {"begin\natom 0 0 0 O 0 0 0 0 0\nstress 1\nenergy 1\nend\n", ":3: unknown keyword 'stress'"},
+      {"begin\natom 0 0 0 O 0 0 0 0 0\nbegin\n", ":3: 'begin' before the previous structure's 'end'"},
+  };
+  for (std::size_t k = 0; k < bad.size(); ++k) {
+    const std::string path = put("bad" + std::to_string(k) + ".data", bad[k].first);
+    try {
+      io::read_n2p2_data(path);
+      ADD_FAILURE() << "no error for case " << k;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad[k].second), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(io::parse_n2p2_units("nm,ev"), Error);
+  EXPECT_THROW(io::parse_n2p2_units("bohr"), Error);
+}
+
 TEST_F(Data, TestCommandReportsTheErrors) {
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string water = test::shared_path("reference/deepmd/water-data/data_0");

@@ -6,29 +6,36 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/espresso.hpp"
 #include "quasar/io/extxyz.hpp"
+#include "quasar/io/n2p2_data.hpp"
 
 namespace quasar::cli {
 
 namespace {
-const char* kHelp = R"(usage: quasar convert --output OUTPUT.xyz INPUT [INPUT ...]
+const char* kHelp = R"(usage: quasar convert --output OUTPUT.xyz [--units LENGTH,ENERGY] INPUT [INPUT ...]
 
 Writes the labelled frames of every INPUT (Quantum ESPRESSO pw.x scf outputs with forces and
-stress; deepmd/npy systems or folders of them; extended XYZ) to one extended XYZ file with
-energy (eV), forces (eV/Å) and virial (eV), which `quasar train` and `quasar test` read.
+stress; deepmd/npy systems or folders of them; n2p2 input.data; extended XYZ) to one extended XYZ
+file with energy (eV), forces (eV/Å) and virial (eV), which `quasar train` and `quasar test` read.
+
+  --units L,E   the units of n2p2 input.data files, which do not say: angstrom or bohr, ev or
+                hartree (default angstrom,ev; n2p2's water example is bohr,hartree)
 )";
 }  // namespace
 
 int convert_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help"}, {"--output"});
+  const Args a = Args::parse(argv, {"--help"}, {"--output", "--units"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
   }
   const std::string out = a.get("--output");
   if (out.empty() || a.positional.empty()) throw UsageError("convert needs --output and at least one input");
+  const io::N2p2Units units = io::parse_n2p2_units(a.get("--units", "angstrom,ev"));
   std::vector<Structure> frames;
   for (const auto& p : a.positional) {
     if (io::is_pw_output(p)) frames.push_back(io::read_pw_output(p));
+    else if (io::is_n2p2_data(p))
+      for (auto& f : io::read_n2p2_data(p, units)) frames.push_back(std::move(f));
     else
       for (auto& f : io::read_labelled_frames(p)) frames.push_back(std::move(f));
   }

@@ -1,5 +1,6 @@
 #include "quasar/core/box.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -13,6 +14,19 @@ Box Box::from_matrix(const Mat3& h, Vec3 origin, std::array<bool, 3> pbc) {
   for (int k = 0; k < 3; ++k) b.periodic[k] = pbc[k] ? 1 : 0;
   b.set_matrix(h);
   return b;
+}
+
+Box Box::enclosing(const std::vector<Vec3>& points, double vacuum) {
+  Vec3 lo{0, 0, 0}, hi{0, 0, 0};
+  if (!points.empty()) lo = hi = points[0];
+  for (const Vec3& r : points)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], r[k]);
+      hi[k] = std::max(hi[k], r[k]);
+    }
+  const Vec3 size = hi - lo + Vec3{vacuum, vacuum, vacuum};
+  return from_matrix({{{size.x, 0, 0}, {0, size.y, 0}, {0, 0, size.z}}}, lo - 0.5 * Vec3{vacuum, vacuum, vacuum},
+                     {false, false, false});
 }
 
 void Box::set_matrix(const Mat3& new_h) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <array>
 #include <string>
+#include <vector>
 
 #include "quasar/core/vec.hpp"
 
@@ -18,6 +19,9 @@ struct Box {
   static Box orthorhombic(double lx, double ly, double lz) {
     return from_matrix({{{lx, 0, 0}, {0, ly, 0}, {0, 0, lz}}});
   }
+  // A non-periodic orthorhombic box around the points with `vacuum` Å to spare in each direction
+  // (structures given without a cell: molecules, clusters).
+  static Box enclosing(const std::vector<Vec3>& points, double vacuum = 10.0);
   void set_matrix(const Mat3& new_h);  // keeps origin and periodicity, updates hinv
 
   QUASAR_HD double volume() const { return det(h) < 0 ? -det(h) : det(h); }

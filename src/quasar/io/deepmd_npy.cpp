@@ -11,6 +11,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/extxyz.hpp"
+#include "quasar/io/n2p2_data.hpp"
 
 namespace quasar::io {
 
@@ -143,7 +144,7 @@ std::vector<Structure> read_deepmd_system(const std::string& dir) {
 std::vector<Structure> read_labelled_frames(const std::string& path) {
   namespace fs = std::filesystem;
   if (!fs::exists(path)) throw InputError(path, 0, "data not found");
-  if (!fs::is_directory(path)) return read_extxyz(path);
+  if (!fs::is_directory(path)) return is_n2p2_data(path) ? read_n2p2_data(path) : read_extxyz(path);
   if (is_system(path)) return read_deepmd_system(path);
   std::vector<fs::path> systems;
   for (const auto& e : fs::recursive_directory_iterator(path))

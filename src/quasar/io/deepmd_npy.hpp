@@ -23,7 +23,7 @@ Structure read_deepmd_frame(const std::string& system_dir, int set, int frame);
 std::vector<Structure> read_deepmd_system(const std::string& system_dir);
 
 // Labelled frames for training and testing: a deepmd/npy system folder, a folder holding such
-// systems (at any depth), or an extended XYZ file (.xyz, .extxyz).
+// systems (at any depth), an n2p2 input.data file (in Å and eV) or an extended XYZ file.
 std::vector<Structure> read_labelled_frames(const std::string& path);
 
 }  // namespace quasar::io

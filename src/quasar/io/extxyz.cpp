@@ -157,19 +157,7 @@ std::vector<Structure> read_extxyz(const std::string& path) {
       s.type_masses[t] = masses[i];
       mass_set[t] = true;
     }
-    if (!kv.count("Lattice")) {
-      // No cell: an open box around the atoms (non-periodic, 10 Å of vacuum).
-      Vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
-      for (const auto& r : s.positions)
-        for (int k = 0; k < 3; ++k) {
-          lo[k] = std::min(lo[k], r[k]);
-          hi[k] = std::max(hi[k], r[k]);
-        }
-      if (s.positions.empty()) lo = hi = {0, 0, 0};
-      const Vec3 origin = lo - Vec3{5, 5, 5};
-      s.box = Box::from_matrix({{{hi.x - lo.x + 10, 0, 0}, {0, hi.y - lo.y + 10, 0}, {0, 0, hi.z - lo.z + 10}}}, origin,
-                               {false, false, false});
-    }
+    if (!kv.count("Lattice")) s.box = Box::enclosing(s.positions);  // no cell: non-periodic
     if (kv.count("energy")) s.energy = in.to_double(kv["energy"], "energy");
     auto tensor = [&](const std::string& key) {
       const auto v = numbers_of(in, kv[key], key);
