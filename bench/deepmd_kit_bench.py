@@ -63,16 +63,25 @@ def load_deepmd_pt():
 
     import deepmd.env
 
-    try:  # needed by other descriptors' type embeddings only; the device lacks it
+    try:  # the device lacks it; training asks it for atomic numbers (to sort the type map) only
         import mendeleev  # noqa: F401
     except ImportError:
+        symbols = (
+            "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr "
+            "Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb "
+            "Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr "
+            "Rf Db Sg Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og"
+        ).split()
         stub = types.ModuleType("mendeleev")
-        stub.element = None
+        stub.element = lambda symbol: types.SimpleNamespace(atomic_number=symbols.index(symbol) + 1)
         sys.modules["mendeleev"] = stub
 
     mpi = os.environ.get("DPKIT_MPI_STUB")
     if mpi:
         ctypes.CDLL(mpi, mode=ctypes.RTLD_GLOBAL)
+        # The stub's MPI symbols would shadow the machine's Open MPI under mpi4py (DeePMD-kit's
+        # loggers import it when present): one process needs neither.
+        sys.modules["mpi4py"] = None
         deepmd.env.GLOBAL_CONFIG["cibuildwheel"] = "0"
     import deepmd.pt  # noqa: F401
 

@@ -9,6 +9,7 @@
 #include "quasar/io/extxyz.hpp"
 #include "quasar/potential/dp/model_io.hpp"
 #include "quasar/train/input.hpp"
+#include "quasar/train/gpu_loss.hpp"
 #include "quasar/train/loss.hpp"
 #include "quasar/train/trainer.hpp"
 #include "support.hpp"
@@ -43,7 +44,7 @@ class LossGradient : public testing::Test {
   void check(const train::LossWeights& w, const char* what) {
     train::ModelGrad g;
     g.zero_like(model_);
-    train::frame_loss(model_, frame_, w, &g);
+    loss_(model_, frame_, w, &g);
     using Pick = std::function<std::vector<double>*(dp::DpModel&, int)>;
     using GPick = std::function<const std::vector<double>*(const train::ModelGrad&, int)>;
     struct Class {
@@ -79,9 +80,9 @@ class LossGradient : public testing::Test {
         double& v = (*c.p(m, key))[e];
         const double v0 = v, h = 1e-4 * std::max(1.0, std::abs(v0));
         v = v0 + h;
-        const double lp = train::frame_loss(m, frame_, w, nullptr).loss;
+        const double lp = loss_(m, frame_, w, nullptr).loss;
         v = v0 - h;
-        const double lm = train::frame_loss(m, frame_, w, nullptr).loss;
+        const double lm = loss_(m, frame_, w, nullptr).loss;
         const double fd = (lp - lm) / (2 * h);
         EXPECT_NEAR(analytic[e], fd, 1e-6 * std::max(1.0, std::abs(fd)))
             << what << ": " << c.name << " net " << c.net << " layer " << c.layer << " entry " << e;
@@ -93,11 +94,57 @@ class LossGradient : public testing::Test {
 
   dp::DpModel model_;
   Structure frame_;
+  // The loss under test: the CPU reference, or the GPU one.
+  std::function<train::FrameLoss(const dp::DpModel&, const Structure&, const train::LossWeights&, train::ModelGrad*)>
+      loss_ = train::frame_loss;
 };
 
 TEST_F(LossGradient, EnergyTerm) { check({1.0, 0.0, 0.0}, "energy"); }
 TEST_F(LossGradient, ForceTerm) { check({0.0, 1.0, 0.0}, "force"); }
 TEST_F(LossGradient, VirialTerm) { check({0.0, 0.0, 1.0}, "virial"); }
+
+// The GPU loss: its gradient equals the CPU reference's entry by entry, for every term and for a
+// whole water frame, and matches finite differences of its own loss.
+TEST_F(LossGradient, GpuMatchesCpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  train::GpuLoss gpu;
+  const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
+  const Structure whole = io::read_deepmd_system(data)[5];
+  Structure labelled = whole;
+  labelled.virial = frame_.virial;
+  for (const Structure* f : {&frame_, &labelled})
+    for (const train::LossWeights w : {train::LossWeights{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5, 2.0, 3.0}}) {
+      train::ModelGrad gc, gg;
+      gc.zero_like(model_);
+      gg.zero_like(model_);
+      const train::FrameLoss lc = train::frame_loss(model_, *f, w, &gc);
+      const train::FrameLoss lg = gpu.frame_loss(model_, *f, w, &gg);
+      EXPECT_NEAR(lg.loss, lc.loss, 1e-12 * lc.loss);
+      EXPECT_NEAR(lg.energy_error, lc.energy_error, 1e-9);
+      EXPECT_NEAR(lg.force_sq, lc.force_sq, 1e-12 * lc.force_sq);
+      EXPECT_NEAR(lg.virial_sq, lc.virial_sq, 1e-12 * std::max(1.0, lc.virial_sq));
+      double scale = 0, worst = 0;
+      auto each = [&](const train::NetworkGrad& a, const train::NetworkGrad& b, auto fn) {
+        for (std::size_t l = 0; l < a.w.size(); ++l) {
+          for (std::size_t e = 0; e < a.w[l].size(); ++e) fn(a.w[l][e], b.w[l][e]);
+          for (std::size_t e = 0; e < a.b[l].size(); ++e) fn(a.b[l][e], b.b[l][e]);
+          for (std::size_t e = 0; e < a.idt[l].size(); ++e) fn(a.idt[l][e], b.idt[l][e]);
+        }
+      };
+      auto compare = [&](double c, double g) {
+        scale = std::max(scale, std::abs(c));
+        worst = std::max(worst, std::abs(c - g));
+      };
+      for (std::size_t k = 0; k < gc.emb.size(); ++k) each(gc.emb[k], gg.emb[k], compare);
+      for (std::size_t k = 0; k < gc.fit.size(); ++k) each(gc.fit[k], gg.fit[k], compare);
+      EXPECT_GT(scale, 0.0);
+      EXPECT_LT(worst, 1e-10 * scale) << f->size() << " atoms, weights " << w.pe << " " << w.pf << " " << w.pv;
+    }
+  loss_ = [&gpu](const dp::DpModel& m, const Structure& f, const train::LossWeights& w, train::ModelGrad* g) {
+    return gpu.frame_loss(m, f, w, g);
+  };
+  check({0.5, 2.0, 3.0}, "gpu, all terms");
+}
 
 TEST_F(LossGradient, LossValue) {
   const train::FrameLoss l = train::frame_loss(model_, frame_, {0.5, 2.0, 3.0}, nullptr);
@@ -195,6 +242,45 @@ TEST_F(Training, ResumesExactly) {
   const auto& wb = b.model().fitting[1].layers[1].w;
   EXPECT_EQ(wa, wb);
   EXPECT_EQ(a.model().descriptor.embeddings[0].layers[0].b, b.model().descriptor.embeddings[0].layers[0].b);
+}
+
+// DeePMD-kit 3.2's "exp" schedule: the learning rates its lcurve.out printed for the water input
+// cut to 1000 steps (decay_steps 5000 longer than the run: 11-step stairs), and for the full run.
+TEST_F(Training, LearningRateAsDeePMDKit) {
+  in_.start_lr = 1e-3;
+  in_.stop_lr = 3.51e-8;
+  in_.decay_steps = 5000;
+  in_.numb_steps = 1000;
+  const train::Trainer short_run(in_);
+  EXPECT_DOUBLE_EQ(short_run.learning_rate(10), 1e-3);
+  EXPECT_NEAR(short_run.learning_rate(950), 6.1e-8, 0.05e-8);
+  EXPECT_NEAR(short_run.learning_rate(1000), 3.9e-8, 0.05e-8);
+  in_.numb_steps = 1000000;
+  const train::Trainer full(in_);
+  EXPECT_DOUBLE_EQ(full.learning_rate(4999), 1e-3);
+  EXPECT_NEAR(full.learning_rate(5000), 1e-3 * std::pow(3.51e-5, 0.005), 1e-15);
+  EXPECT_NEAR(full.learning_rate(1000000), 3.51e-8, 1e-14);
+}
+
+// The GPU trainer takes the same steps as the CPU one: after ten Adam steps every parameter
+// agrees to rounding.
+TEST_F(Training, GpuTakesTheCpuSteps) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  train::Trainer cpu(in_), gpu(in_, "", Backend::Cuda);
+  for (int k = 0; k < 10; ++k) {
+    const train::LossSummary c = cpu.train_step(), g = gpu.train_step();
+    EXPECT_NEAR(g.rmse, c.rmse, 1e-10 * c.rmse) << "step " << k;
+  }
+  double worst = 0;
+  auto compare = [&](const dp::Network& a, const dp::Network& b) {
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+      for (std::size_t e = 0; e < a.layers[l].w.size(); ++e)
+        worst = std::max(worst, std::abs(a.layers[l].w[e] - b.layers[l].w[e]));
+  };
+  for (std::size_t k = 0; k < cpu.model().fitting.size(); ++k) compare(cpu.model().fitting[k], gpu.model().fitting[k]);
+  for (std::size_t k = 0; k < cpu.model().descriptor.embeddings.size(); ++k)
+    compare(cpu.model().descriptor.embeddings[k], gpu.model().descriptor.embeddings[k]);
+  EXPECT_LT(worst, 1e-10);
 }
 
 }  // namespace

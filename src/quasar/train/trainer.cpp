@@ -1,5 +1,6 @@
 #include "quasar/train/trainer.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -55,13 +56,22 @@ std::vector<std::vector<Structure>> load(const std::vector<std::string>& paths) 
 
 }  // namespace
 
-Trainer::Trainer(TrainInput input, const std::string& restart) : in_(std::move(input)), rng_(in_.seed) {
+Trainer::Trainer(TrainInput input, const std::string& restart, Backend backend)
+    : in_(std::move(input)), rng_(in_.seed), gpu_(backend == Backend::Cuda ? std::make_unique<GpuLoss>() : nullptr) {
   train_ = load(in_.training_systems);
   valid_ = load(in_.validation_systems);
   if (!restart.empty()) {
     load_checkpoint(restart);
-    return;
+  } else {
+    init_model();
   }
+  if (gpu_) {
+    gpu_->set_model(model_);
+    gpu_->set_moments(m_, v_);
+  }
+}
+
+void Trainer::init_model() {
   model_ = make_model(in_);
   std::vector<const Structure*> stat;
   for (const auto& sys : train_) {  // stat_frames of each system, spread over it
@@ -76,9 +86,13 @@ Trainer::Trainer(TrainInput input, const std::string& restart) : in_(std::move(i
 }
 
 double Trainer::learning_rate(long step) const {
-  // Staircase exponential decay reaching stop_lr at numb_steps, as DeePMD-kit's "exp".
-  const double rate = std::pow(in_.stop_lr / in_.start_lr, static_cast<double>(in_.decay_steps) / static_cast<double>(in_.numb_steps));
-  return in_.start_lr * std::pow(rate, static_cast<double>(step / in_.decay_steps));
+  // Staircase exponential decay reaching stop_lr at numb_steps, as DeePMD-kit's "exp": a
+  // decay_steps as long as the run becomes 100 steps (or numb_steps / 100 + 1 for short runs).
+  long ds = in_.decay_steps;
+  if (ds >= in_.numb_steps) ds = in_.numb_steps / 10 > 100 ? 100 : in_.numb_steps / 100 + 1;
+  const double rate = std::exp(std::log(std::max(in_.stop_lr, 1e-10) / in_.start_lr) /
+                               (static_cast<double>(in_.numb_steps) / static_cast<double>(ds)));
+  return std::max(in_.start_lr * std::pow(rate, static_cast<double>(step / ds)), in_.stop_lr);
 }
 
 LossWeights Trainer::weights(long step) const {
@@ -103,24 +117,47 @@ std::vector<const Structure*> Trainer::batch(std::vector<std::vector<Structure>>
   return out;
 }
 
+Trainer::~Trainer() = default;
+
+const dp::DpModel& Trainer::model() {
+  sync();
+  return model_;
+}
+
+void Trainer::sync() {
+  if (!gpu_ || !gpu_stale_) return;
+  gpu_->download(model_);
+  gpu_->moments(m_, v_);
+  gpu_stale_ = false;
+}
+
 LossSummary Trainer::evaluate(const std::vector<const Structure*>& frames, long step) const {
   const LossWeights w = weights(step);
   Tally t;
-  for (const Structure* s : frames) t.add(frame_loss(model_, *s, w, nullptr));
+  for (const Structure* s : frames) t.add(gpu_ ? gpu_->frame_loss(*s, w, false) : frame_loss(model_, *s, w, nullptr));
   return t.summary();
 }
 
 LossSummary Trainer::train_step() {
   const std::vector<const Structure*> frames = batch(train_, in_.batch_size, 1);
   const LossWeights w = weights(step_);
+  const double lr = learning_rate(step_);
+  const long t = step_ + 1;
+  Tally tally;
+  if (gpu_) {  // parameters, gradient and moments stay on the GPU
+    gpu_->zero_gradient();
+    for (const Structure* s : frames) tally.add(gpu_->frame_loss(*s, w, true));
+    gpu_->adam_step(lr, t, tally.frames);
+    gpu_stale_ = true;
+    ++step_;
+    return tally.summary();
+  }
   ModelGrad g;
   g.zero_like(model_);
-  Tally tally;
   for (const Structure* s : frames) tally.add(frame_loss(model_, *s, w, &g));
   const double n = tally.frames;
   // Adam on the batch-mean loss.
-  const double lr = learning_rate(step_), b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  const long t = step_ + 1;
+  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   const double c1 = 1 - std::pow(b1, static_cast<double>(t)), c2 = 1 - std::pow(b2, static_cast<double>(t));
   for_each_param(model_, &g, [&](std::size_t k, double& p, double grad) {
     grad /= n;
@@ -138,7 +175,7 @@ void Trainer::run(const std::string& output, std::ostream* log) {
   if (step_ == 0)
     curve << "#" << std::setw(9) << "step" << std::setw(13) << "rmse_val" << std::setw(13) << "rmse_trn" << std::setw(13)
           << "rmse_e_val" << std::setw(13) << "rmse_e_trn" << std::setw(13) << "rmse_f_val" << std::setw(13)
-          << "rmse_f_trn" << std::setw(13) << "lr" << "\n";
+          << "rmse_f_trn" << std::setw(13) << "lr" << std::setw(11) << "wall_s" << "\n";
   auto validation = [&]() {
     std::vector<const Structure*> frames;
     for (const auto& sys : valid_)
@@ -146,31 +183,35 @@ void Trainer::run(const std::string& output, std::ostream* log) {
         for (int k = 0; k < in_.validation_batch_size; ++k) frames.push_back(&sys[(b * in_.validation_batch_size + k) % sys.size()]);
     return frames.empty() ? LossSummary{} : evaluate(frames, step_);
   };
+  const auto start = std::chrono::steady_clock::now();
   while (step_ < in_.numb_steps) {
     const long s = step_;
     const double lr = learning_rate(s);
     const LossSummary trn = train_step();
     if (s % in_.disp_freq == 0 || step_ == in_.numb_steps) {
       const LossSummary val = validation();
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       curve << std::setw(10) << s << std::scientific << std::setprecision(5) << std::setw(13) << val.rmse << std::setw(13)
             << trn.rmse << std::setw(13) << val.rmse_e << std::setw(13) << trn.rmse_e << std::setw(13) << val.rmse_f
-            << std::setw(13) << trn.rmse_f << std::setw(13) << lr << std::defaultfloat << "\n"
+            << std::setw(13) << trn.rmse_f << std::setw(13) << lr << std::defaultfloat << std::fixed
+            << std::setprecision(1) << std::setw(11) << wall << std::defaultfloat << "\n"
             << std::flush;
       if (log)
         *log << "step " << s << "/" << in_.numb_steps << "  loss " << trn.rmse << "  E/atom " << trn.rmse_e << " eV  F "
-             << trn.rmse_f << " eV/A  lr " << lr << "\n"
+             << trn.rmse_f << " eV/A  lr " << lr << "  " << wall << " s\n"
              << std::flush;
     }
     if (step_ % in_.save_freq == 0) save_checkpoint(in_.save_ckpt);
   }
   save_checkpoint(in_.save_ckpt);
-  const nlohmann::json dict = dp::model_to_dict(model_);
+  const nlohmann::json dict = dp::model_to_dict(model());
   dp::write_model_dict(output + ".yaml", dict);
   dp::write_model_dict(output + ".dp", dict);
 }
 
 // Checkpoint: the model (.dp beside it) and the optimiser state, step and random stream.
-void Trainer::save_checkpoint(const std::string& path) const {
+void Trainer::save_checkpoint(const std::string& path) {
+  sync();
   dp::write_model_dict(path + ".dp", dp::model_to_dict(model_));
   io::write_file_atomically(path, [&](std::ostream& o) {
     std::ostringstream rng;

@@ -1,0 +1,611 @@
+// The training loss on the GPU (gpu_loss.hpp). Layout of one centre type's rows as in the
+// inference kernels (dp_kernels.cuh): row(t, a, s) = nc sec[t] + a sel[t] + s.
+//
+// Tangents. With the displacement tangent d' fixed, every quantity X gets a tangent X'. The
+// embedding input is s = R_hat[0] with tangent s', so inside an embedding net X' = (dX/ds) s': the
+// forward pass carries dX/ds (the value rows' partners are [1] at the input), and the reverse pass
+// carries h = s' dPhi/dX' in place of dPhi/dX', which obeys the same recursion. The fitting net's
+// input tangent D' is general, so there the tangent rows are D' itself and h = dPhi/dX'.
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <map>
+
+#include "quasar/core/atoms.hpp"
+#include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/potential/dp/dp_kernels.cuh"
+#include "quasar/train/gpu_loss.hpp"
+
+namespace quasar::train {
+
+using dp::ChunkRef;
+using dp::GpuModel;
+using dp::LayerRef;
+using dp::chunk_row;
+
+namespace {
+
+constexpr int kBlock = 256;
+unsigned grid(long n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+// X0 = [s; 1] for the R rows of one neighbour type.
+__global__ void first_input_kernel(long R, const double* rhat, double* x) {
+  const long r = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (r >= R) return;
+  x[r] = rhat[4 * r];
+  x[R + r] = 1.0;
+}
+
+// R_hat' of every row: dR/dd d' / dstd with d' = -(u_j - u_i) - V d (zero for padding and excluded rows).
+__global__ void tangent_kernel(GpuModel m, ChunkRef c, const int* nbr, const double* disp, const double* dstd,
+                               const double* u, const double* V, double* drhat) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= static_cast<long>(c.nc) * m.nnei) return;
+  int t = 0;
+  while (e >= static_cast<long>(c.nc) * m.sec[t + 1]) ++t;
+  const long in_type = e - static_cast<long>(c.nc) * m.sec[t];
+  const int local = static_cast<int>(in_type / m.sel[t]), slot = m.sec[t] + static_cast<int>(in_type % m.sel[t]);
+  const int j = nbr[e];
+  double* out = drhat + 4 * e;
+  if (j < 0) {
+    for (int k = 0; k < 4; ++k) out[k] = 0;
+    return;
+  }
+  const int i = c.atoms[local];
+  const Vec3 d{disp[3 * e], disp[3 * e + 1], disp[3 * e + 2]};
+  double dd[3];
+  for (int p = 0; p < 3; ++p) dd[p] = -(u[3 * j + p] - u[3 * i + p]) - (V[3 * p] * d.x + V[3 * p + 1] * d.y + V[3 * p + 2] * d.z);
+  double R[4], dR[4][3];
+  dp::env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
+  const double* sd = dstd + (static_cast<long>(c.ti) * m.nnei + slot) * 4;
+  for (int k = 0; k < 4; ++k) out[k] = (dR[k][0] * dd[0] + dR[k][1] * dd[1] + dR[k][2] * dd[2]) / sd[k];
+}
+
+// One block per atom: gr = G^T R_hat / nnei and its tangent (G' s' R_hat + G R_hat') / nnei, then
+// the fitting input rows D (row a) and D' (row nc + a). gf: per neighbour type at 2 nc sec[t] M,
+// G rows then dG/ds rows.
+__global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const double* rhat, const double* drhat,
+                                       const double* gf, double* gr, double* dgr, double* fit_in) {
+  extern __shared__ double dd_shm[];
+  const int M = m.m, local = blockIdx.x, nc = c.nc;
+  double* g = dd_shm;       // 4M
+  double* dg = g + 4 * M;   // 4M
+  for (int q = threadIdx.x; q < M; q += blockDim.x) {
+    double acc[4] = {0, 0, 0, 0}, dacc[4] = {0, 0, 0, 0};
+    for (int t = 0; t < m.ntypes; ++t) {
+      const double* G = gf + 2L * nc * m.sec[t] * M;
+      const double* dG = G + static_cast<long>(nc) * m.sel[t] * M;
+      for (int s = 0; s < m.sel[t]; ++s) {
+        const long row = chunk_row(m, nc, t, local, s), r = static_cast<long>(local) * m.sel[t] + s;
+        const double* rh = rhat + 4 * row;
+        const double* drh = drhat + 4 * row;
+        const double y = G[r * M + q], dy = dG[r * M + q] * drh[0];
+        for (int k = 0; k < 4; ++k) {
+          acc[k] += y * rh[k];
+          dacc[k] += dy * rh[k] + y * drh[k];
+        }
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      g[4 * q + k] = acc[k] / m.nnei;
+      dg[4 * q + k] = dacc[k] / m.nnei;
+      gr[(static_cast<long>(local) * M + q) * 4 + k] = g[4 * q + k];
+      dgr[(static_cast<long>(local) * M + q) * 4 + k] = dg[4 * q + k];
+    }
+  }
+  __syncthreads();
+  double* D = fit_in + static_cast<long>(local) * m.fit_in;
+  double* dD = fit_in + static_cast<long>(nc + local) * m.fit_in;
+  for (int p = threadIdx.x; p < M * m.axis; p += blockDim.x) {
+    const int a = p / m.axis, b = p % m.axis;
+    double s = 0, ds = 0;
+    for (int k = 0; k < 4; ++k) {
+      s += g[4 * a + k] * g[4 * b + k];
+      ds += dg[4 * a + k] * g[4 * b + k] + g[4 * a + k] * dg[4 * b + k];
+    }
+    D[p] = s;
+    dD[p] = ds;
+  }
+}
+
+// Reverse through one layer's activation: from G = [gy; h] (2R x out) to gZ = [gz; gz'] and, when
+// T is given, the timestep term gy act + h act' z' (R x out).
+__global__ void dual_back_kernel(long R, LayerRef<double, double> L, const double* Z, const double* G, double* gZ,
+                                 double* T) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  const long n = R * L.out;
+  if (e >= n) return;
+  const int o = static_cast<int>(e % L.out);
+  const double z = Z[e] + L.b[o], dz = Z[n + e], s = L.idt ? L.idt[o] : 1.0;
+  const double a1 = dp::activate_derivative(L.act, z), a2 = dp::activate_second_derivative(L.act, z);
+  const double gy = G[e], h = G[n + e];
+  gZ[e] = (gy * a1 + h * a2 * dz) * s;
+  gZ[n + e] = h * a1 * s;
+  if (T) T[e] = gy * dp::activate(L.act, z) + h * a1 * dz;
+}
+
+// The residual's share of the gradient at a layer's input: gX += G through x -> y (both halves).
+__global__ void residual_back_kernel(long rows, LayerRef<double, double> L, const double* G, double* gX) {
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= rows * L.in) return;
+  const long r = e / L.in;
+  const int q = static_cast<int>(e % L.in);
+  gX[e] += G[r * L.out + q] + (L.residual == 2 ? G[r * L.out + q + L.in] : 0.0);
+}
+
+// One block per atom: from dPhi/dD (gD, row a) and dPhi/dD' (row nc + a) to dPhi/d(gr) and
+// dPhi/d(gr'), both M x 4.
+__global__ void dual_dterm_kernel(GpuModel m, int nc, const double* gr, const double* dgr, const double* gX,
+                                  double* ggr, double* gdgr) {
+  const int M = m.m, axis = m.axis, local = blockIdx.x;
+  const double* g = gr + static_cast<long>(local) * 4 * M;
+  const double* dg = dgr + static_cast<long>(local) * 4 * M;
+  const double* gD = gX + static_cast<long>(local) * m.fit_in;
+  const double* gdD = gX + static_cast<long>(nc + local) * m.fit_in;
+  auto term = [&](const double* w, const double* v, int x, int k) {
+    double s = 0;
+    for (int b = 0; b < axis; ++b) s += w[x * axis + b] * v[4 * b + k];
+    if (x < axis)
+      for (int a = 0; a < M; ++a) s += w[a * axis + x] * v[4 * a + k];
+    return s;
+  };
+  for (int e = threadIdx.x; e < 4 * M; e += blockDim.x) {
+    const int x = e / 4, k = e % 4;
+    ggr[static_cast<long>(local) * 4 * M + e] = term(gD, g, x, k) + term(gdD, dg, x, k);
+    gdgr[static_cast<long>(local) * 4 * M + e] = term(gdD, g, x, k);
+  }
+}
+
+// The embedding output's gradient for the rows of neighbour type t: [dPhi/dG; s' dPhi/dG'].
+__global__ void embedding_output_grad_kernel(GpuModel m, int nc, int t, const double* rhat, const double* drhat,
+                                             const double* ggr, const double* gdgr, double* G) {
+  const int M = m.m;
+  const long R = static_cast<long>(nc) * m.sel[t];
+  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (e >= R * M) return;
+  const long r = e / M;
+  const int q = static_cast<int>(e % M), local = static_cast<int>(r / m.sel[t]);
+  const long row = static_cast<long>(nc) * m.sec[t] + r;
+  const double* rh = rhat + 4 * row;
+  const double* drh = drhat + 4 * row;
+  const double* a = ggr + (static_cast<long>(local) * M + q) * 4;
+  const double* b = gdgr + (static_cast<long>(local) * M + q) * 4;
+  double gy = 0, gt = 0;
+  for (int k = 0; k < 4; ++k) {
+    gy += a[k] * rh[k] + b[k] * drh[k];
+    gt += b[k] * rh[k];
+  }
+  G[e] = gy / m.nnei;
+  G[R * M + e] = drh[0] * gt / m.nnei;
+}
+
+// Per-atom energies (the fitting output plus the type's bias), summed per block into total.
+__global__ void energy_kernel(int nc, double bias, const double* y, double* total) {
+  __shared__ double part[kBlock];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  part[threadIdx.x] = i < nc ? y[i] + bias : 0.0;
+  __syncthreads();
+  for (int s = kBlock / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(total, part[0]);
+}
+
+// Adam on the gradient summed over `frames` frames (the same arithmetic as the CPU trainer).
+__global__ void adam_kernel(long n, double* p, const double* g, double* m, double* v, double frames, double lr,
+                            double c1, double c2) {
+  const long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const double b1 = 0.9, b2 = 0.999, eps = 1e-8, grad = g[k] / frames;
+  m[k] = b1 * m[k] + (1 - b1) * grad;
+  v[k] = b2 * v[k] + (1 - b2) * grad * grad;
+  p[k] -= lr * (m[k] / c1) / (sqrt(v[k] / c2) + eps);
+}
+
+void check(cublasStatus_t s, const char* what) { dp::cublas_check(s, what); }
+
+template <class T>
+T* grow(Array<T>& a, std::size_t n) {
+  if (a.size() < n) a.resize(n);
+  return a.data();
+}
+
+}  // namespace
+
+struct GpuLoss::Impl {
+  struct Frame {
+    std::size_t n;
+    Vec3 first, last;  // to notice a different frame at a reused address
+    bool same(const Structure& s) const {
+      auto eq = [](Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
+      return s.size() == n && eq(s.positions.front(), first) && eq(s.positions.back(), last);
+    }
+    AtomState atoms;
+    NeighborList list;
+    std::vector<int> count, start;  // per model type
+    Array<int> order{Backend::Cuda}, model_type{Backend::Cuda};
+    Frame(const dp::DpModel& model, const Structure& s)
+        : n(s.size()), first(s.positions.front()), last(s.positions.back()), atoms(Backend::Cuda, s),
+          list(Backend::Cuda, {model.descriptor.rcut, 0.0, ListKind::Full, 0}) {
+      list.build(atoms);
+      std::vector<int> mtype;
+      for (const auto& name : atoms.type_names()) {
+        const auto it = std::find(model.type_map.begin(), model.type_map.end(), name);
+        if (it == model.type_map.end()) throw Error("training: atom type " + name + " is not in the model's type_map");
+        mtype.push_back(static_cast<int>(it - model.type_map.begin()));
+      }
+      model_type.assign(mtype);
+      const auto types = atoms.type.to_vector();
+      const int nt = model.ntypes();
+      count.assign(nt, 0);
+      for (int t : types) ++count[mtype[t]];
+      start.assign(nt, 0);
+      for (int t = 1; t < nt; ++t) start[t] = start[t - 1] + count[t - 1];
+      std::vector<int> idx(types.size()), fill = start;
+      for (std::size_t i = 0; i < types.size(); ++i) idx[fill[mtype[types[i]]]++] = static_cast<int>(i);
+      order.assign(idx);
+    }
+  };
+
+  // Where each layer's weights live in the flat parameter (and gradient) array: the order of the
+  // CPU trainer's parameters (nets, then layers: w, b, idt).
+  struct LayerAt {
+    long w, b, idt;  // idt -1 when the layer has none
+  };
+
+  dp::DpModel model;  // shapes, activations and statistics; the parameters live in `params`
+  GpuModel m{};
+  cublasHandle_t cublas = nullptr;
+  std::map<const Structure*, std::unique_ptr<Frame>> frames;
+  std::vector<std::vector<LayerAt>> at;  // embeddings, then fittings
+  Array<double> params{Backend::Cuda}, grads{Backend::Cuda}, mom1{Backend::Cuda}, mom2{Backend::Cuda};
+  Array<double> davg{Backend::Cuda}, dstd{Backend::Cuda};
+  Array<double> ones{Backend::Cuda}, u{Backend::Cuda}, V{Backend::Cuda}, totals{Backend::Cuda};
+  Array<int> nbr{Backend::Cuda}, filled{Backend::Cuda};
+  Array<double> disp{Backend::Cuda}, rhat{Backend::Cuda}, drhat{Backend::Cuda}, gf{Backend::Cuda};
+  Array<double> emb{Backend::Cuda}, fit{Backend::Cuda};  // traces: per layer [x; x'] then [z; z']
+  Array<double> gr{Backend::Cuda}, dgr{Backend::Cuda}, ggr{Backend::Cuda}, gdgr{Backend::Cuda};
+  Array<double> ga{Backend::Cuda}, gb{Backend::Cuda}, gz{Backend::Cuda}, tmp{Backend::Cuda};
+
+  Impl() { check(cublasCreate(&cublas), "cublasCreate"); }
+  ~Impl() { cublasDestroy(cublas); }
+
+  const dp::Network& net(int k) const {
+    const int ne = static_cast<int>(model.descriptor.embeddings.size());
+    return k < ne ? model.descriptor.embeddings[k] : model.fitting[k - ne];
+  }
+  int nets() const { return static_cast<int>(model.descriptor.embeddings.size() + model.fitting.size()); }
+
+  void set_model(const dp::DpModel& source) {
+    if (source.numb_fparam + source.numb_aparam > 0)
+      throw Error("training: frame and atomic parameters are not supported yet");
+    if (model.descriptor.rcut != source.descriptor.rcut || model.type_map != source.type_map) frames.clear();
+    model = source;
+    m = dp::gpu_model_constants(model);
+    std::vector<double> p;
+    at.assign(nets(), {});
+    for (int k = 0; k < nets(); ++k)
+      for (const dp::Layer& L : net(k).layers) {
+        LayerAt la{static_cast<long>(p.size()), 0, -1};
+        p.insert(p.end(), L.w.begin(), L.w.end());
+        la.b = static_cast<long>(p.size());
+        p.insert(p.end(), L.b.begin(), L.b.end());
+        if (!L.idt.empty()) {
+          la.idt = static_cast<long>(p.size());
+          p.insert(p.end(), L.idt.begin(), L.idt.end());
+        }
+        at[k].push_back(la);
+      }
+    params.assign(p);
+    for (Array<double>* a : {&grads, &mom1, &mom2}) {
+      a->resize(p.size());
+      a->set_zero();
+    }
+    davg.assign(model.descriptor.davg);
+    dstd.assign(model.descriptor.dstd);
+  }
+
+  // Calls f(flat array offset, host array) for every parameter array of `target`.
+  template <class F>
+  void each_array(dp::DpModel& target, F f) const {
+    const int ne = static_cast<int>(target.descriptor.embeddings.size());
+    for (int k = 0; k < nets(); ++k) {
+      dp::Network& n = k < ne ? target.descriptor.embeddings[k] : target.fitting[k - ne];
+      for (std::size_t l = 0; l < at[k].size(); ++l) {
+        f(at[k][l].w, n.layers[l].w);
+        f(at[k][l].b, n.layers[l].b);
+        if (at[k][l].idt >= 0) f(at[k][l].idt, n.layers[l].idt);
+      }
+    }
+  }
+
+  LayerRef<double, double> layer(int k, int l, bool gradient = false) {
+    const dp::Layer& L = net(k).layers[l];
+    double* base = gradient ? grads.data() : params.data();
+    const LayerAt& la = at[k][l];
+    return {L.in, L.out, L.residual(), L.act, base + la.w, base + la.w, base + la.b,
+            la.idt >= 0 ? base + la.idt : nullptr};
+  }
+
+  static long max_width(const dp::Network& n) {
+    long w = 0;
+    for (const dp::Layer& L : n.layers) w = std::max<long>(w, std::max(L.in, L.out));
+    return w;
+  }
+
+  // Trace of a net over `rows` rows: per layer x (2 rows x in) then z (2 rows x out).
+  static long trace_size(const dp::Network& n, long rows) {
+    long s = 0;
+    for (const dp::Layer& L : n.layers) s += 2 * rows * (L.in + L.out);
+    return s;
+  }
+
+  // Forward with tangents through net k; the input [x; x'] is the trace's first block. The output
+  // (2 rows x out_dim) goes to `out`.
+  void forward(int k, long rows, double* trace, double* out) {
+    const dp::Network& n = net(k);
+    long off = 0;
+    for (std::size_t l = 0; l < n.layers.size(); ++l) {
+      const auto L = layer(k, static_cast<int>(l));
+      double* xs = trace + off;
+      double* zs = xs + 2 * rows * L.in;
+      dp::gemm<double, double>(cublas, 2 * rows, L.in, L.out, xs, L.w, zs, false);
+      off += 2 * rows * (L.in + L.out);
+      double* y = l + 1 < n.layers.size() ? trace + off : out;
+      dp::embed_post_kernel<<<grid(rows * L.out), kBlock>>>(rows, L, zs, xs, y);
+      QUASAR_LAUNCH_CHECK("training forward layer");
+    }
+  }
+
+  // Reverse through net k from [gy; h] at its output, held in ga (ga and gb alternate below); adds
+  // the parameter gradient when `accumulate`. Returns [gx; h_x] at the input when `input_grad`.
+  const double* backward(int k, long rows, const double* trace, bool accumulate, bool input_grad) {
+    const dp::Network& n = net(k);
+    std::vector<long> offs;
+    long off = 0;
+    for (const dp::Layer& L : n.layers) {
+      offs.push_back(off);
+      off += 2 * rows * (L.in + L.out);
+    }
+    const double one = 1.0;
+    double* g = ga.data();
+    for (int l = static_cast<int>(n.layers.size()) - 1; l >= 0; --l) {
+      const auto L = layer(k, l);
+      const double* xs = trace + offs[l];
+      const double* zs = xs + 2 * rows * L.in;
+      double* gZ = grow(gz, 2 * rows * L.out);
+      double* T = L.idt && accumulate ? grow(tmp, rows * L.out) : nullptr;
+      dual_back_kernel<<<grid(rows * L.out), kBlock>>>(rows, L, zs, g, gZ, T);
+      QUASAR_LAUNCH_CHECK("training reverse layer");
+      if (accumulate) {
+        const auto gL = layer(k, l, true);
+        // gW (in x out, row-major) += [x; x']^T gZ; gb += sum of the value rows of gZ.
+        check(cublasDgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, L.out, L.in, static_cast<int>(2 * rows), &one, gZ, L.out,
+                          xs, L.in, &one, const_cast<double*>(gL.w), L.out),
+              "weight gradient");
+        check(cublasDgemv(cublas, CUBLAS_OP_N, L.out, static_cast<int>(rows), &one, gZ, L.out, ones.data(), 1, &one,
+                          const_cast<double*>(gL.b), 1),
+              "bias gradient");
+        if (T)
+          check(cublasDgemv(cublas, CUBLAS_OP_N, L.out, static_cast<int>(rows), &one, T, L.out, ones.data(), 1, &one,
+                            const_cast<double*>(gL.idt), 1),
+                "timestep gradient");
+      }
+      if (l == 0 && !input_grad) break;
+      double* gX = g == ga.data() ? gb.data() : ga.data();
+      dp::gemm<double, double>(cublas, 2 * rows, L.in, L.out, gZ, L.w, gX, true);
+      if (L.residual) {
+        residual_back_kernel<<<grid(2 * rows * L.in), kBlock>>>(2 * rows, L, g, gX);
+        QUASAR_LAUNCH_CHECK("training residual");
+      }
+      g = gX;
+    }
+    return g;
+  }
+
+  FrameLoss frame_loss(const Structure& s, const LossWeights& w, bool gradient);
+  void centre_type(Frame& f, int ti, bool tangents, double dl_de, bool accumulate);
+};
+
+// Everything for the atoms of centre type ti. Without tangents: energy into totals[0], forces and
+// virial (totals[1..9]). With them: the loss gradient (dL/dE = dl_de; u and V on the device).
+void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, bool accumulate) {
+  const dp::SeE2A& de = model.descriptor;
+  const int nt = m.ntypes, nc = f.count[ti], M = m.m;
+  const ChunkRef c{nc, ti, f.order.data() + f.start[ti]};
+  const long rows = static_cast<long>(nc) * m.nnei;
+  AtomsRef a = f.atoms.ref();
+  const NeighborRef list = f.list.ref();
+  grow(nbr, rows);
+  grow(filled, static_cast<long>(nc) * nt);
+  grow(disp, 3 * rows);
+  grow(rhat, 4 * rows);
+  grow(drhat, 4 * rows);
+  grow(gf, 2 * rows * M);
+  if (ones.size() < static_cast<std::size_t>(std::max<long>(rows, nc)))
+    ones.assign(std::vector<double>(std::max<long>(rows, nc), 1.0));
+  const std::size_t env_shm = list.capacity * (sizeof(double) + sizeof(int));
+  dp::environment_kernel<double><<<nc, dp::kAtomBlock, env_shm>>>(m, a, list, f.model_type.data(), c, davg.data(),
+                                                                   dstd.data(), nbr.data(), disp.data(), rhat.data(),
+                                                                   filled.data());
+  QUASAR_LAUNCH_CHECK("training environment");
+  if (tangents) {
+    tangent_kernel<<<grid(rows), kBlock>>>(m, c, nbr.data(), disp.data(), dstd.data(), u.data(), V.data(), drhat.data());
+    QUASAR_LAUNCH_CHECK("training tangents");
+  } else {
+    drhat.set_zero();
+  }
+  // Embedding nets, per neighbour type, traces kept.
+  const dp::Network& fnet = model.fitting[ti];
+  std::vector<long> emb_at(nt + 1, 0);
+  long widest = 2L * nc * max_width(fnet);  // [gy; h] at any layer's output or input
+  for (int t = 0; t < nt; ++t) {
+    const long R = static_cast<long>(nc) * m.sel[t];
+    emb_at[t + 1] = emb_at[t] + trace_size(de.embedding(ti, t, nt), R);
+    widest = std::max(widest, 2 * R * max_width(de.embedding(ti, t, nt)));
+  }
+  grow(emb, emb_at[nt]);
+  grow(ga, widest);
+  grow(gb, widest);
+  auto emb_net = [&](int t) { return de.type_one_side ? t : ti + t * nt; };
+  for (int t = 0; t < nt; ++t) {
+    const long R = static_cast<long>(nc) * m.sel[t];
+    if (R == 0) continue;
+    double* trace = emb.data() + emb_at[t];
+    first_input_kernel<<<grid(R), kBlock>>>(R, rhat.data() + 4L * nc * m.sec[t], trace);
+    QUASAR_LAUNCH_CHECK("training embedding input");
+    forward(emb_net(t), R, trace, gf.data() + 2L * nc * m.sec[t] * M);
+  }
+  // Descriptor and fitting net with tangents.
+  grow(gr, 4L * nc * M);
+  grow(dgr, 4L * nc * M);
+  const int fk = static_cast<int>(de.embeddings.size()) + ti;
+  grow(fit, trace_size(fnet, nc) + 2L * nc);
+  double* fit_out = fit.data() + trace_size(fnet, nc);
+  dual_descriptor_kernel<<<nc, kBlock, 8 * M * sizeof(double)>>>(m, c, rhat.data(), drhat.data(), gf.data(), gr.data(),
+                                                                dgr.data(), fit.data());
+  QUASAR_LAUNCH_CHECK("training descriptor");
+  forward(fk, nc, fit.data(), fit_out);
+  // dPhi/dE_i = dl_de and dPhi/dE_i' = 1 (with tangents), or dE/dE_i = 1 for the forces.
+  std::vector<double> g0(2L * nc, 0.0);
+  for (int i = 0; i < nc; ++i) {
+    g0[i] = tangents ? dl_de : 1.0;
+    g0[nc + i] = tangents ? 1.0 : 0.0;
+  }
+  ga.upload(g0.data(), g0.size());
+  const double* gX = backward(fk, nc, fit.data(), accumulate, true);
+  if (!tangents) {
+    energy_kernel<<<grid(nc), kBlock>>>(nc, m.bias[ti], fit_out, totals.data());
+    QUASAR_LAUNCH_CHECK("training energy");
+    dp::force_kernel<double><<<nc, dp::kAtomBlock, 8 * M * sizeof(double)>>>(
+        m, c, a, gr.data(), gX, rhat.data(), nbr.data(), disp.data(), dstd.data(), filled.data(),
+        dp::GemmSource<double>{gf.data(), M}, totals.data(), nullptr);
+    QUASAR_LAUNCH_CHECK("training forces");
+    return;
+  }
+  // Reverse into the embedding nets (gX is in ga or gb; ggr and gdgr are read before ga is reused).
+  grow(ggr, 4L * nc * M);
+  grow(gdgr, 4L * nc * M);
+  dual_dterm_kernel<<<nc, kBlock>>>(m, nc, gr.data(), dgr.data(), gX, ggr.data(), gdgr.data());
+  QUASAR_LAUNCH_CHECK("training descriptor reverse");
+  for (int t = 0; t < nt; ++t) {
+    const long R = static_cast<long>(nc) * m.sel[t];
+    if (R == 0) continue;
+    embedding_output_grad_kernel<<<grid(R * M), kBlock>>>(m, nc, t, rhat.data(), drhat.data(), ggr.data(),
+                                                          gdgr.data(), ga.data());
+    QUASAR_LAUNCH_CHECK("training embedding output gradient");
+    backward(emb_net(t), R, emb.data() + emb_at[t], accumulate, false);
+  }
+}
+
+FrameLoss GpuLoss::Impl::frame_loss(const Structure& s, const LossWeights& w, bool gradient) {
+  if (at.empty()) throw Error("training on the GPU: no model set");
+  auto& slot = frames[&s];
+  if (!slot || !slot->same(s)) slot = std::make_unique<Frame>(model, s);
+  Frame& f = *slot;
+  const int n = f.atoms.size();
+  // Pass 1: energy, forces and virial.
+  grow(totals, 10);
+  totals.set_zero();
+  f.atoms.fx.set_zero();
+  f.atoms.fy.set_zero();
+  f.atoms.fz.set_zero();
+  for (int ti = 0; ti < m.ntypes; ++ti)
+    if (f.count[ti] > 0 && !m.atom_excluded[ti]) centre_type(f, ti, false, 0.0, false);
+  const auto tot = totals.to_vector();
+  const auto fx = f.atoms.fx.to_vector(), fy = f.atoms.fy.to_vector(), fz = f.atoms.fz.to_vector();
+  const auto id = f.atoms.id.to_vector();
+  // The loss and its derivatives with respect to E, F and W (as loss.cpp).
+  const double N = n;
+  FrameLoss fl;
+  fl.atoms = n;
+  double dl_de = 0;
+  if (s.energy) {
+    fl.energy_error = tot[0] - *s.energy;
+    fl.loss += w.pe * fl.energy_error * fl.energy_error / N;
+    dl_de = 2 * w.pe * fl.energy_error / N;
+  }
+  std::vector<double> uh(3L * n, 0.0), Vh(9, 0.0);
+  if (!s.forces.empty()) {
+    for (int i = 0; i < n; ++i) {
+      const Vec3 d = Vec3{fx[i], fy[i], fz[i]} - s.forces[id[i]];
+      fl.force_sq += norm2(d);
+      for (int p = 0; p < 3; ++p) uh[3 * i + p] = (2 * w.pf / (3 * N)) * d[p];
+    }
+    fl.loss += w.pf * fl.force_sq / (3 * N);
+  }
+  if (s.virial) {
+    for (int c = 0; c < 9; ++c) {
+      const double d = tot[1 + c] - (*s.virial)(c / 3, c % 3);
+      fl.virial_sq += d * d;
+      Vh[c] = 2 * w.pv * d / (9 * N);
+    }
+    fl.loss += w.pv * fl.virial_sq / (9 * N);
+  }
+  if (!gradient) return fl;
+  // Pass 2: tangents along d' and the reverse pass into the parameters.
+  u.assign(uh);
+  V.assign(Vh);
+  for (int ti = 0; ti < m.ntypes; ++ti)
+    if (f.count[ti] > 0 && !m.atom_excluded[ti]) centre_type(f, ti, true, dl_de, true);
+  return fl;
+}
+
+GpuLoss::GpuLoss() : impl_(std::make_unique<Impl>()) {}
+GpuLoss::~GpuLoss() = default;
+
+void GpuLoss::set_model(const dp::DpModel& model) { impl_->set_model(model); }
+
+void GpuLoss::download(dp::DpModel& model) const {
+  const auto p = impl_->params.to_vector();
+  impl_->each_array(model, [&](long at, std::vector<double>& v) { std::copy(p.begin() + at, p.begin() + at + v.size(), v.begin()); });
+}
+
+void GpuLoss::set_moments(const std::vector<double>& m, const std::vector<double>& v) {
+  if (m.size() != impl_->params.size() || v.size() != m.size()) throw Error("training on the GPU: moments do not fit the model");
+  impl_->mom1.assign(m);
+  impl_->mom2.assign(v);
+}
+
+void GpuLoss::moments(std::vector<double>& m, std::vector<double>& v) const {
+  m = impl_->mom1.to_vector();
+  v = impl_->mom2.to_vector();
+}
+
+void GpuLoss::zero_gradient() { impl_->grads.set_zero(); }
+
+FrameLoss GpuLoss::frame_loss(const Structure& frame, const LossWeights& w, bool gradient) {
+  return impl_->frame_loss(frame, w, gradient);
+}
+
+void GpuLoss::adam_step(double lr, long t, double frames) {
+  const double c1 = 1 - std::pow(0.9, static_cast<double>(t)), c2 = 1 - std::pow(0.999, static_cast<double>(t));
+  const long n = static_cast<long>(impl_->params.size());
+  adam_kernel<<<grid(n), kBlock>>>(n, impl_->params.data(), impl_->grads.data(), impl_->mom1.data(), impl_->mom2.data(),
+                                   frames, lr, c1, c2);
+  QUASAR_LAUNCH_CHECK("training adam");
+}
+
+FrameLoss GpuLoss::frame_loss(const dp::DpModel& model, const Structure& frame, const LossWeights& w, ModelGrad* grad) {
+  set_model(model);
+  const FrameLoss fl = impl_->frame_loss(frame, w, grad != nullptr);
+  if (grad) {
+    const auto g = impl_->grads.to_vector();
+    dp::DpModel shaped = model;  // the gradient in the model's shape
+    impl_->each_array(shaped, [&](long at, std::vector<double>& v) { std::copy(g.begin() + at, g.begin() + at + v.size(), v.begin()); });
+    const int ne = static_cast<int>(model.descriptor.embeddings.size());
+    for (int k = 0; k < impl_->nets(); ++k) {
+      const dp::Network& n = k < ne ? shaped.descriptor.embeddings[k] : shaped.fitting[k - ne];
+      NetworkGrad& ng = k < ne ? grad->emb[k] : grad->fit[k - ne];
+      for (std::size_t l = 0; l < n.layers.size(); ++l) {
+        for (std::size_t e = 0; e < n.layers[l].w.size(); ++e) ng.w[l][e] += n.layers[l].w[e];
+        for (std::size_t e = 0; e < n.layers[l].b.size(); ++e) ng.b[l][e] += n.layers[l].b[e];
+        for (std::size_t e = 0; e < n.layers[l].idt.size(); ++e) ng.idt[l][e] += n.layers[l].idt[e];
+      }
+    }
+  }
+  return fl;
+}
+
+}  // namespace quasar::train
