@@ -3,13 +3,15 @@
 # build-cuda/quasar): DeePMD-kit's water input (water-se_e2_a-input.json: se_e2_a [25, 50, 100],
 # fitting [240, 240, 240], batch "auto") on its water data (data_0-2 for training, data_3 held out),
 # STEPS steps with each code, then both models tested on every frame of data_3.
-# Usage: bench/train-bench.sh [STEPS] [quasar|deepmd-kit|both]. Logs to $OUT/train-*.
+# Usage: bench/train-bench.sh [STEPS] [quasar|deepmd-kit|both] [double|mixed32 (Quasar's precision)].
+# Logs to $OUT/train-*.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/quasar-gpu}
 mkdir -p "$out"
 steps=${1:-2000}
 which=${2:-both}
+precision=${3:-double}
 root=$PWD
 data=$root/.gpu/shared/reference/deepmd/water-data
 work=/tmp/train-bench
@@ -26,9 +28,9 @@ PY
 export LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-}
 if [ "$which" != deepmd-kit ]; then
   cd $work/quasar && cp ../input.json .
-  /usr/bin/time -f "quasar: %e s wall" $root/build-cuda/quasar train input.json --device cuda 2>&1 | tail -3
-  cp lcurve.out "$out/train-quasar-lcurve.out"
-  $root/build-cuda/quasar test --model model.dp --data $data/data_3 --json | tee "$out/train-quasar-test.json"
+  /usr/bin/time -f "quasar: %e s wall" $root/build-cuda/quasar train input.json --device cuda --precision $precision 2>&1 | tail -3
+  cp lcurve.out "$out/train-quasar-$precision-lcurve.out"
+  $root/build-cuda/quasar test --model model.dp --data $data/data_3 --json | tee "$out/train-quasar-$precision-test.json"
 fi
 if [ "$which" != quasar ]; then
   cd $root && source bench/deepmd-kit-env.sh

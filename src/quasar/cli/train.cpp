@@ -9,10 +9,12 @@ namespace quasar::cli {
 
 namespace {
 const char* kHelp = R"(usage: quasar train INPUT.json [--restart CHECKPOINT] [--output PREFIX] [--device auto|cpu|cuda]
+                    [--precision double|mixed32]
 
 Trains an se_e2_a Deep Potential from DeePMD-kit's input.json (model, learning_rate, loss and
 training sections) on deepmd/npy systems, n2p2 input.data or extended XYZ files, on the GPU when
-one is usable (the loss gradient in double precision; the same steps as on the CPU). Writes the learning
+one is usable (the same steps as on the CPU in double precision; mixed32 runs the networks in float,
+default when the input's descriptor precision is float32). Writes the learning
 curve (training.disp_file: step, RMSE of the loss, of the energy per atom and of the forces for
 validation and training data, learning rate), checkpoints (training.save_ckpt, every save_freq
 steps; --restart continues one exactly) and PREFIX.yaml and PREFIX.dp (default: model), which
@@ -21,15 +23,22 @@ DeePMD-kit also reads.
 }  // namespace
 
 int train_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help"}, {"--restart", "--output", "--device"});
+  const Args a = Args::parse(argv, {"--help"}, {"--restart", "--output", "--device", "--precision"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
   }
   if (a.positional.size() != 1) throw UsageError("train needs the input file");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  train::Trainer t(train::read_train_input(a.positional[0]), a.get("--restart"), backend);
-  std::cout << "training on " << backend_name(backend) << "\n";
+  train::TrainInput input = train::read_train_input(a.positional[0]);
+  const dp::Precision precision =
+      dp::parse_precision(a.get("--precision", input.precision == "float32" ? "mixed32" : "double"));
+  if (precision == dp::Precision::Mixed16) throw UsageError("train: --precision is double or mixed32");
+  if (backend == Backend::Cpu && precision != dp::Precision::Double)
+    std::cout << "note: the CPU trains in double precision\n";
+  train::Trainer t(std::move(input), a.get("--restart"), backend, precision);
+  std::cout << "training on " << backend_name(backend)
+            << (backend == Backend::Cuda ? std::string(" in ") + dp::precision_name(precision) : "") << "\n";
   t.run(a.get("--output", "model"), &std::cout);
   std::cout << "wrote " << a.get("--output", "model") << ".yaml and .dp\n";
   return 0;

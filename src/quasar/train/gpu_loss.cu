@@ -29,16 +29,18 @@ constexpr int kBlock = 256;
 unsigned grid(long n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
 // X0 = [s; 1] for the R rows of one neighbour type.
-__global__ void first_input_kernel(long R, const double* rhat, double* x) {
+template <class T>
+__global__ void first_input_kernel(long R, const T* rhat, T* x) {
   const long r = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (r >= R) return;
   x[r] = rhat[4 * r];
-  x[R + r] = 1.0;
+  x[R + r] = T(1);
 }
 
 // R_hat' of every row: dR/dd d' / dstd with d' = -(u_j - u_i) - V d (zero for padding and excluded rows).
+template <class T>
 __global__ void tangent_kernel(GpuModel m, ChunkRef c, const int* nbr, const double* disp, const double* dstd,
-                               const double* u, const double* V, double* drhat) {
+                               const double* u, const double* V, T* drhat) {
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (e >= static_cast<long>(c.nc) * m.nnei) return;
   int t = 0;
@@ -46,9 +48,9 @@ __global__ void tangent_kernel(GpuModel m, ChunkRef c, const int* nbr, const dou
   const long in_type = e - static_cast<long>(c.nc) * m.sec[t];
   const int local = static_cast<int>(in_type / m.sel[t]), slot = m.sec[t] + static_cast<int>(in_type % m.sel[t]);
   const int j = nbr[e];
-  double* out = drhat + 4 * e;
+  T* out = drhat + 4 * e;
   if (j < 0) {
-    for (int k = 0; k < 4; ++k) out[k] = 0;
+    for (int k = 0; k < 4; ++k) out[k] = T(0);
     return;
   }
   const int i = c.atoms[local];
@@ -58,28 +60,29 @@ __global__ void tangent_kernel(GpuModel m, ChunkRef c, const int* nbr, const dou
   double R[4], dR[4][3];
   dp::env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
   const double* sd = dstd + (static_cast<long>(c.ti) * m.nnei + slot) * 4;
-  for (int k = 0; k < 4; ++k) out[k] = (dR[k][0] * dd[0] + dR[k][1] * dd[1] + dR[k][2] * dd[2]) / sd[k];
+  for (int k = 0; k < 4; ++k) out[k] = static_cast<T>((dR[k][0] * dd[0] + dR[k][1] * dd[1] + dR[k][2] * dd[2]) / sd[k]);
 }
 
 // One block per atom: gr = G^T R_hat / nnei and its tangent (G' s' R_hat + G R_hat') / nnei, then
 // the fitting input rows D (row a) and D' (row nc + a). gf: per neighbour type at 2 nc sec[t] M,
 // G rows then dG/ds rows.
-__global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const double* rhat, const double* drhat,
-                                       const double* gf, double* gr, double* dgr, double* fit_in) {
+template <class T>
+__global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const T* rhat, const T* drhat, const T* gf, T* gr,
+                                       T* dgr, T* fit_in) {
   extern __shared__ double dd_shm[];
   const int M = m.m, local = blockIdx.x, nc = c.nc;
-  double* g = dd_shm;       // 4M
-  double* dg = g + 4 * M;   // 4M
+  T* g = reinterpret_cast<T*>(dd_shm);  // 4M
+  T* dg = g + 4 * M;                    // 4M
   for (int q = threadIdx.x; q < M; q += blockDim.x) {
-    double acc[4] = {0, 0, 0, 0}, dacc[4] = {0, 0, 0, 0};
+    T acc[4] = {0, 0, 0, 0}, dacc[4] = {0, 0, 0, 0};
     for (int t = 0; t < m.ntypes; ++t) {
-      const double* G = gf + 2L * nc * m.sec[t] * M;
-      const double* dG = G + static_cast<long>(nc) * m.sel[t] * M;
+      const T* G = gf + 2L * nc * m.sec[t] * M;
+      const T* dG = G + static_cast<long>(nc) * m.sel[t] * M;
       for (int s = 0; s < m.sel[t]; ++s) {
         const long row = chunk_row(m, nc, t, local, s), r = static_cast<long>(local) * m.sel[t] + s;
-        const double* rh = rhat + 4 * row;
-        const double* drh = drhat + 4 * row;
-        const double y = G[r * M + q], dy = dG[r * M + q] * drh[0];
+        const T* rh = rhat + 4 * row;
+        const T* drh = drhat + 4 * row;
+        const T y = G[r * M + q], dy = dG[r * M + q] * drh[0];
         for (int k = 0; k < 4; ++k) {
           acc[k] += y * rh[k];
           dacc[k] += dy * rh[k] + y * drh[k];
@@ -87,18 +90,18 @@ __global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const double* rha
       }
     }
     for (int k = 0; k < 4; ++k) {
-      g[4 * q + k] = acc[k] / m.nnei;
-      dg[4 * q + k] = dacc[k] / m.nnei;
+      g[4 * q + k] = acc[k] / T(m.nnei);
+      dg[4 * q + k] = dacc[k] / T(m.nnei);
       gr[(static_cast<long>(local) * M + q) * 4 + k] = g[4 * q + k];
       dgr[(static_cast<long>(local) * M + q) * 4 + k] = dg[4 * q + k];
     }
   }
   __syncthreads();
-  double* D = fit_in + static_cast<long>(local) * m.fit_in;
-  double* dD = fit_in + static_cast<long>(nc + local) * m.fit_in;
+  T* D = fit_in + static_cast<long>(local) * m.fit_in;
+  T* dD = fit_in + static_cast<long>(nc + local) * m.fit_in;
   for (int p = threadIdx.x; p < M * m.axis; p += blockDim.x) {
     const int a = p / m.axis, b = p % m.axis;
-    double s = 0, ds = 0;
+    T s = 0, ds = 0;
     for (int k = 0; k < 4; ++k) {
       s += g[4 * a + k] * g[4 * b + k];
       ds += dg[4 * a + k] * g[4 * b + k] + g[4 * a + k] * dg[4 * b + k];
@@ -110,40 +113,41 @@ __global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const double* rha
 
 // Reverse through one layer's activation: from G = [gy; h] (2R x out) to gZ = [gz; gz'] and, when
 // T is given, the timestep term gy act + h act' z' (R x out).
-__global__ void dual_back_kernel(long R, LayerRef<double, double> L, const double* Z, const double* G, double* gZ,
-                                 double* T) {
+template <class T>
+__global__ void dual_back_kernel(long R, LayerRef<T, T> L, const T* Z, const T* G, T* gZ, T* timestep) {
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   const long n = R * L.out;
   if (e >= n) return;
   const int o = static_cast<int>(e % L.out);
-  const double z = Z[e] + L.b[o], dz = Z[n + e], s = L.idt ? L.idt[o] : 1.0;
-  const double a1 = dp::activate_derivative(L.act, z), a2 = dp::activate_second_derivative(L.act, z);
-  const double gy = G[e], h = G[n + e];
+  const T z = Z[e] + L.b[o], dz = Z[n + e], s = L.idt ? L.idt[o] : T(1);
+  const T a1 = dp::activate_derivative(L.act, z), a2 = T(dp::activate_second_derivative(L.act, double(z)));
+  const T gy = G[e], h = G[n + e];
   gZ[e] = (gy * a1 + h * a2 * dz) * s;
   gZ[n + e] = h * a1 * s;
-  if (T) T[e] = gy * dp::activate(L.act, z) + h * a1 * dz;
+  if (timestep) timestep[e] = gy * dp::activate(L.act, z) + h * a1 * dz;
 }
 
 // The residual's share of the gradient at a layer's input: gX += G through x -> y (both halves).
-__global__ void residual_back_kernel(long rows, LayerRef<double, double> L, const double* G, double* gX) {
+template <class T>
+__global__ void residual_back_kernel(long rows, LayerRef<T, T> L, const T* G, T* gX) {
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (e >= rows * L.in) return;
   const long r = e / L.in;
   const int q = static_cast<int>(e % L.in);
-  gX[e] += G[r * L.out + q] + (L.residual == 2 ? G[r * L.out + q + L.in] : 0.0);
+  gX[e] += G[r * L.out + q] + (L.residual == 2 ? G[r * L.out + q + L.in] : T(0));
 }
 
 // One block per atom: from dPhi/dD (gD, row a) and dPhi/dD' (row nc + a) to dPhi/d(gr) and
 // dPhi/d(gr'), both M x 4.
-__global__ void dual_dterm_kernel(GpuModel m, int nc, const double* gr, const double* dgr, const double* gX,
-                                  double* ggr, double* gdgr) {
+template <class T>
+__global__ void dual_dterm_kernel(GpuModel m, int nc, const T* gr, const T* dgr, const T* gX, T* ggr, T* gdgr) {
   const int M = m.m, axis = m.axis, local = blockIdx.x;
-  const double* g = gr + static_cast<long>(local) * 4 * M;
-  const double* dg = dgr + static_cast<long>(local) * 4 * M;
-  const double* gD = gX + static_cast<long>(local) * m.fit_in;
-  const double* gdD = gX + static_cast<long>(nc + local) * m.fit_in;
-  auto term = [&](const double* w, const double* v, int x, int k) {
-    double s = 0;
+  const T* g = gr + static_cast<long>(local) * 4 * M;
+  const T* dg = dgr + static_cast<long>(local) * 4 * M;
+  const T* gD = gX + static_cast<long>(local) * m.fit_in;
+  const T* gdD = gX + static_cast<long>(nc + local) * m.fit_in;
+  auto term = [&](const T* w, const T* v, int x, int k) {
+    T s = 0;
     for (int b = 0; b < axis; ++b) s += w[x * axis + b] * v[4 * b + k];
     if (x < axis)
       for (int a = 0; a < M; ++a) s += w[a * axis + x] * v[4 * a + k];
@@ -157,8 +161,9 @@ __global__ void dual_dterm_kernel(GpuModel m, int nc, const double* gr, const do
 }
 
 // The embedding output's gradient for the rows of neighbour type t: [dPhi/dG; s' dPhi/dG'].
-__global__ void embedding_output_grad_kernel(GpuModel m, int nc, int t, const double* rhat, const double* drhat,
-                                             const double* ggr, const double* gdgr, double* G) {
+template <class T>
+__global__ void embedding_output_grad_kernel(GpuModel m, int nc, int t, const T* rhat, const T* drhat, const T* ggr,
+                                             const T* gdgr, T* G) {
   const int M = m.m;
   const long R = static_cast<long>(nc) * m.sel[t];
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
@@ -166,21 +171,22 @@ __global__ void embedding_output_grad_kernel(GpuModel m, int nc, int t, const do
   const long r = e / M;
   const int q = static_cast<int>(e % M), local = static_cast<int>(r / m.sel[t]);
   const long row = static_cast<long>(nc) * m.sec[t] + r;
-  const double* rh = rhat + 4 * row;
-  const double* drh = drhat + 4 * row;
-  const double* a = ggr + (static_cast<long>(local) * M + q) * 4;
-  const double* b = gdgr + (static_cast<long>(local) * M + q) * 4;
-  double gy = 0, gt = 0;
+  const T* rh = rhat + 4 * row;
+  const T* drh = drhat + 4 * row;
+  const T* a = ggr + (static_cast<long>(local) * M + q) * 4;
+  const T* b = gdgr + (static_cast<long>(local) * M + q) * 4;
+  T gy = 0, gt = 0;
   for (int k = 0; k < 4; ++k) {
     gy += a[k] * rh[k] + b[k] * drh[k];
     gt += b[k] * rh[k];
   }
-  G[e] = gy / m.nnei;
-  G[R * M + e] = drh[0] * gt / m.nnei;
+  G[e] = gy / T(m.nnei);
+  G[R * M + e] = drh[0] * gt / T(m.nnei);
 }
 
 // Per-atom energies (the fitting output plus the type's bias), summed per block into total.
-__global__ void energy_kernel(int nc, double bias, const double* y, double* total) {
+template <class T>
+__global__ void energy_kernel(int nc, double bias, const T* y, double* total) {
   __shared__ double part[kBlock];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   part[threadIdx.x] = i < nc ? y[i] + bias : 0.0;
@@ -192,15 +198,39 @@ __global__ void energy_kernel(int nc, double bias, const double* y, double* tota
   if (threadIdx.x == 0) atomicAdd(total, part[0]);
 }
 
-// Adam on the gradient summed over `frames` frames (the same arithmetic as the CPU trainer).
-__global__ void adam_kernel(long n, double* p, const double* g, double* m, double* v, double frames, double lr,
+// Adam on the gradient summed over `frames` frames (the same arithmetic as the CPU trainer), on the
+// double master parameters p; pt gets their copy in the compute precision.
+template <class T>
+__global__ void adam_kernel(long n, double* p, T* pt, const T* g, double* m, double* v, double frames, double lr,
                             double c1, double c2) {
   const long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (k >= n) return;
-  const double b1 = 0.9, b2 = 0.999, eps = 1e-8, grad = g[k] / frames;
+  const double b1 = 0.9, b2 = 0.999, eps = 1e-8, grad = static_cast<double>(g[k]) / frames;
   m[k] = b1 * m[k] + (1 - b1) * grad;
   v[k] = b2 * v[k] + (1 - b2) * grad * grad;
   p[k] -= lr * (m[k] / c1) / (sqrt(v[k] / c2) + eps);
+  pt[k] = static_cast<T>(p[k]);
+}
+
+// cuBLAS in T: gW (in x out, row-major) += X^T gZ over k rows, and y (n) += A^T 1 (the column sums of
+// A, k rows x n, row-major).
+void weight_gradient(cublasHandle_t h, int out, int in, int k, const double* gZ, const double* x, double* gW) {
+  const double one = 1.0;
+  dp::cublas_check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, out, in, k, &one, gZ, out, x, in, &one, gW, out),
+                   "weight gradient");
+}
+void weight_gradient(cublasHandle_t h, int out, int in, int k, const float* gZ, const float* x, float* gW) {
+  const float one = 1.0f;
+  dp::cublas_check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, out, in, k, &one, gZ, out, x, in, &one, gW, out),
+                   "weight gradient");
+}
+void column_sums(cublasHandle_t h, int n, int k, const double* a, const double* ones, double* y) {
+  const double one = 1.0;
+  dp::cublas_check(cublasDgemv(h, CUBLAS_OP_N, n, k, &one, a, n, ones, 1, &one, y, 1), "bias gradient");
+}
+void column_sums(cublasHandle_t h, int n, int k, const float* a, const float* ones, float* y) {
+  const float one = 1.0f;
+  dp::cublas_check(cublasSgemv(h, CUBLAS_OP_N, n, k, &one, a, n, ones, 1, &one, y, 1), "bias gradient");
 }
 
 void check(cublasStatus_t s, const char* what) { dp::cublas_check(s, what); }
@@ -211,65 +241,65 @@ T* grow(Array<T>& a, std::size_t n) {
   return a.data();
 }
 
+// A frame's atoms and neighbour list on the GPU, its atoms ordered by model type.
+struct Frame {
+  std::size_t n;
+  Vec3 first, last;  // to notice a different frame at a reused address
+  bool same(const Structure& s) const {
+    auto eq = [](Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
+    return s.size() == n && eq(s.positions.front(), first) && eq(s.positions.back(), last);
+  }
+  AtomState atoms;
+  NeighborList list;
+  std::vector<int> count, start;  // per model type
+  Array<int> order{Backend::Cuda}, model_type{Backend::Cuda};
+  Frame(const dp::DpModel& model, const Structure& s)
+      : n(s.size()), first(s.positions.front()), last(s.positions.back()), atoms(Backend::Cuda, s),
+        list(Backend::Cuda, {model.descriptor.rcut, 0.0, ListKind::Full, 0}) {
+    list.build(atoms);
+    std::vector<int> mtype;
+    for (const auto& name : atoms.type_names()) {
+      const auto it = std::find(model.type_map.begin(), model.type_map.end(), name);
+      if (it == model.type_map.end()) throw Error("training: atom type " + name + " is not in the model's type_map");
+      mtype.push_back(static_cast<int>(it - model.type_map.begin()));
+    }
+    model_type.assign(mtype);
+    const auto types = atoms.type.to_vector();
+    const int nt = model.ntypes();
+    count.assign(nt, 0);
+    for (int t : types) ++count[mtype[t]];
+    start.assign(nt, 0);
+    for (int t = 1; t < nt; ++t) start[t] = start[t - 1] + count[t - 1];
+    std::vector<int> idx(types.size()), fill = start;
+    for (std::size_t i = 0; i < types.size(); ++i) idx[fill[mtype[types[i]]]++] = static_cast<int>(i);
+    order.assign(idx);
+  }
+};
+
+// Where each layer's weights live in the flat parameter (and gradient) arrays: the order of the
+// CPU trainer's parameters (nets, then layers: w, b, idt).
+struct LayerAt {
+  long w, b, idt;  // idt -1 when the layer has none
+};
+
 }  // namespace
 
+// What every precision shares: the model's shapes and statistics and the parameter layout.
 struct GpuLoss::Impl {
-  struct Frame {
-    std::size_t n;
-    Vec3 first, last;  // to notice a different frame at a reused address
-    bool same(const Structure& s) const {
-      auto eq = [](Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
-      return s.size() == n && eq(s.positions.front(), first) && eq(s.positions.back(), last);
-    }
-    AtomState atoms;
-    NeighborList list;
-    std::vector<int> count, start;  // per model type
-    Array<int> order{Backend::Cuda}, model_type{Backend::Cuda};
-    Frame(const dp::DpModel& model, const Structure& s)
-        : n(s.size()), first(s.positions.front()), last(s.positions.back()), atoms(Backend::Cuda, s),
-          list(Backend::Cuda, {model.descriptor.rcut, 0.0, ListKind::Full, 0}) {
-      list.build(atoms);
-      std::vector<int> mtype;
-      for (const auto& name : atoms.type_names()) {
-        const auto it = std::find(model.type_map.begin(), model.type_map.end(), name);
-        if (it == model.type_map.end()) throw Error("training: atom type " + name + " is not in the model's type_map");
-        mtype.push_back(static_cast<int>(it - model.type_map.begin()));
-      }
-      model_type.assign(mtype);
-      const auto types = atoms.type.to_vector();
-      const int nt = model.ntypes();
-      count.assign(nt, 0);
-      for (int t : types) ++count[mtype[t]];
-      start.assign(nt, 0);
-      for (int t = 1; t < nt; ++t) start[t] = start[t - 1] + count[t - 1];
-      std::vector<int> idx(types.size()), fill = start;
-      for (std::size_t i = 0; i < types.size(); ++i) idx[fill[mtype[types[i]]]++] = static_cast<int>(i);
-      order.assign(idx);
-    }
-  };
-
-  // Where each layer's weights live in the flat parameter (and gradient) array: the order of the
-  // CPU trainer's parameters (nets, then layers: w, b, idt).
-  struct LayerAt {
-    long w, b, idt;  // idt -1 when the layer has none
-  };
-
-  dp::DpModel model;  // shapes, activations and statistics; the parameters live in `params`
+  dp::DpModel model;  // shapes, activations and statistics; the parameters live on the GPU
   GpuModel m{};
-  cublasHandle_t cublas = nullptr;
-  std::map<const Structure*, std::unique_ptr<Frame>> frames;
   std::vector<std::vector<LayerAt>> at;  // embeddings, then fittings
-  Array<double> params{Backend::Cuda}, grads{Backend::Cuda}, mom1{Backend::Cuda}, mom2{Backend::Cuda};
-  Array<double> davg{Backend::Cuda}, dstd{Backend::Cuda};
-  Array<double> ones{Backend::Cuda}, u{Backend::Cuda}, V{Backend::Cuda}, totals{Backend::Cuda};
-  Array<int> nbr{Backend::Cuda}, filled{Backend::Cuda};
-  Array<double> disp{Backend::Cuda}, rhat{Backend::Cuda}, drhat{Backend::Cuda}, gf{Backend::Cuda};
-  Array<double> emb{Backend::Cuda}, fit{Backend::Cuda};  // traces: per layer [x; x'] then [z; z']
-  Array<double> gr{Backend::Cuda}, dgr{Backend::Cuda}, ggr{Backend::Cuda}, gdgr{Backend::Cuda};
-  Array<double> ga{Backend::Cuda}, gb{Backend::Cuda}, gz{Backend::Cuda}, tmp{Backend::Cuda};
 
-  Impl() { check(cublasCreate(&cublas), "cublasCreate"); }
-  ~Impl() { cublasDestroy(cublas); }
+  virtual ~Impl() = default;
+  virtual void upload(const std::vector<double>& params) = 0;
+  virtual std::vector<double> parameters() const = 0;  // the double master copy
+  virtual std::vector<double> gradient() const = 0;
+  virtual void moments(std::vector<double>& m1, std::vector<double>& m2) const = 0;
+  virtual void set_moments(const std::vector<double>& m1, const std::vector<double>& m2) = 0;
+  virtual void zero_gradient() = 0;
+  virtual FrameLoss frame_loss(const Structure& s, const LossWeights& w, bool gradient) = 0;
+  virtual void adam_step(double lr, long t, double frames) = 0;
+  virtual void forget_frames() = 0;
 
   const dp::Network& net(int k) const {
     const int ne = static_cast<int>(model.descriptor.embeddings.size());
@@ -280,7 +310,7 @@ struct GpuLoss::Impl {
   void set_model(const dp::DpModel& source) {
     if (source.numb_fparam + source.numb_aparam > 0)
       throw Error("training: frame and atomic parameters are not supported yet");
-    if (model.descriptor.rcut != source.descriptor.rcut || model.type_map != source.type_map) frames.clear();
+    if (model.descriptor.rcut != source.descriptor.rcut || model.type_map != source.type_map) forget_frames();
     model = source;
     m = dp::gpu_model_constants(model);
     std::vector<double> p;
@@ -297,37 +327,88 @@ struct GpuLoss::Impl {
         }
         at[k].push_back(la);
       }
-    params.assign(p);
-    for (Array<double>* a : {&grads, &mom1, &mom2}) {
-      a->resize(p.size());
-      a->set_zero();
-    }
-    davg.assign(model.descriptor.davg);
-    dstd.assign(model.descriptor.dstd);
+    upload(p);
   }
 
-  // Calls f(flat array offset, host array) for every parameter array of `target`.
-  template <class F>
-  void each_array(dp::DpModel& target, F f) const {
+  // Copies the flat array into the parameter arrays of `target` (of the model's shape).
+  void scatter(const std::vector<double>& flat, dp::DpModel& target) const {
     const int ne = static_cast<int>(target.descriptor.embeddings.size());
     for (int k = 0; k < nets(); ++k) {
       dp::Network& n = k < ne ? target.descriptor.embeddings[k] : target.fitting[k - ne];
       for (std::size_t l = 0; l < at[k].size(); ++l) {
-        f(at[k][l].w, n.layers[l].w);
-        f(at[k][l].b, n.layers[l].b);
-        if (at[k][l].idt >= 0) f(at[k][l].idt, n.layers[l].idt);
+        auto put = [&](long off, std::vector<double>& v) { std::copy(flat.begin() + off, flat.begin() + off + v.size(), v.begin()); };
+        put(at[k][l].w, n.layers[l].w);
+        put(at[k][l].b, n.layers[l].b);
+        if (at[k][l].idt >= 0) put(at[k][l].idt, n.layers[l].idt);
       }
     }
   }
+};
 
-  LayerRef<double, double> layer(int k, int l, bool gradient = false) {
+namespace {
+
+// The networks, traces and gradient in T (double, or float for mixed32); environment, forces,
+// virial, the loss and Adam (on double master parameters) in double.
+template <class T>
+struct Engine final : GpuLoss::Impl {
+  cublasHandle_t cublas = nullptr;
+  std::map<const Structure*, std::unique_ptr<Frame>> frames;
+  Array<double> params{Backend::Cuda}, mom1{Backend::Cuda}, mom2{Backend::Cuda};
+  Array<double> davg{Backend::Cuda}, dstd{Backend::Cuda}, u{Backend::Cuda}, V{Backend::Cuda}, totals{Backend::Cuda};
+  Array<double> disp{Backend::Cuda};
+  Array<int> nbr{Backend::Cuda}, filled{Backend::Cuda};
+  Array<T> params_t{Backend::Cuda}, grads{Backend::Cuda}, ones{Backend::Cuda};
+  Array<T> rhat{Backend::Cuda}, drhat{Backend::Cuda}, gf{Backend::Cuda};
+  Array<T> emb{Backend::Cuda}, fit{Backend::Cuda};  // traces: per layer [x; x'] then [z; z']
+  Array<T> gr{Backend::Cuda}, dgr{Backend::Cuda}, ggr{Backend::Cuda}, gdgr{Backend::Cuda};
+  Array<T> ga{Backend::Cuda}, gb{Backend::Cuda}, gz{Backend::Cuda}, tmp{Backend::Cuda};
+
+  Engine() { check(cublasCreate(&cublas), "cublasCreate"); }
+  ~Engine() override { cublasDestroy(cublas); }
+
+  void upload(const std::vector<double>& p) override {
+    params.assign(p);
+    params_t.assign(std::vector<T>(p.begin(), p.end()));
+    for (Array<double>* a : {&mom1, &mom2}) {
+      a->resize(p.size());
+      a->set_zero();
+    }
+    grads.resize(p.size());
+    grads.set_zero();
+    davg.assign(model.descriptor.davg);
+    dstd.assign(model.descriptor.dstd);
+  }
+  std::vector<double> parameters() const override { return params.to_vector(); }
+  std::vector<double> gradient() const override {
+    const auto g = grads.to_vector();
+    return std::vector<double>(g.begin(), g.end());
+  }
+  void moments(std::vector<double>& m1, std::vector<double>& m2) const override {
+    m1 = mom1.to_vector();
+    m2 = mom2.to_vector();
+  }
+  void set_moments(const std::vector<double>& m1, const std::vector<double>& m2) override {
+    if (m1.size() != params.size() || m2.size() != m1.size()) throw Error("training on the GPU: moments do not fit the model");
+    mom1.assign(m1);
+    mom2.assign(m2);
+  }
+  void zero_gradient() override { grads.set_zero(); }
+  void forget_frames() override { frames.clear(); }
+  void adam_step(double lr, long t, double count) override {
+    const double c1 = 1 - std::pow(0.9, static_cast<double>(t)), c2 = 1 - std::pow(0.999, static_cast<double>(t));
+    const long n = static_cast<long>(params.size());
+    adam_kernel<<<grid(n), kBlock>>>(n, params.data(), params_t.data(), grads.data(), mom1.data(), mom2.data(), count, lr,
+                                     c1, c2);
+    QUASAR_LAUNCH_CHECK("training adam");
+  }
+
+  LayerRef<T, T> layer(int k, int l, bool gradient = false) {
     const dp::Layer& L = net(k).layers[l];
-    double* base = gradient ? grads.data() : params.data();
+    T* base = gradient ? grads.data() : params_t.data();
     const LayerAt& la = at[k][l];
     return {L.in, L.out, L.residual(), L.act, base + la.w, base + la.w, base + la.b,
             la.idt >= 0 ? base + la.idt : nullptr};
   }
-
   static long max_width(const dp::Network& n) {
     long w = 0;
     for (const dp::Layer& L : n.layers) w = std::max<long>(w, std::max(L.in, L.out));
@@ -343,16 +424,16 @@ struct GpuLoss::Impl {
 
   // Forward with tangents through net k; the input [x; x'] is the trace's first block. The output
   // (2 rows x out_dim) goes to `out`.
-  void forward(int k, long rows, double* trace, double* out) {
+  void forward(int k, long rows, T* trace, T* out) {
     const dp::Network& n = net(k);
     long off = 0;
     for (std::size_t l = 0; l < n.layers.size(); ++l) {
       const auto L = layer(k, static_cast<int>(l));
-      double* xs = trace + off;
-      double* zs = xs + 2 * rows * L.in;
-      dp::gemm<double, double>(cublas, 2 * rows, L.in, L.out, xs, L.w, zs, false);
+      T* xs = trace + off;
+      T* zs = xs + 2 * rows * L.in;
+      dp::gemm<T, T>(cublas, 2 * rows, L.in, L.out, xs, L.w, zs, false);
       off += 2 * rows * (L.in + L.out);
-      double* y = l + 1 < n.layers.size() ? trace + off : out;
+      T* y = l + 1 < n.layers.size() ? trace + off : out;
       dp::embed_post_kernel<<<grid(rows * L.out), kBlock>>>(rows, L, zs, xs, y);
       QUASAR_LAUNCH_CHECK("training forward layer");
     }
@@ -360,7 +441,7 @@ struct GpuLoss::Impl {
 
   // Reverse through net k from [gy; h] at its output, held in ga (ga and gb alternate below); adds
   // the parameter gradient when `accumulate`. Returns [gx; h_x] at the input when `input_grad`.
-  const double* backward(int k, long rows, const double* trace, bool accumulate, bool input_grad) {
+  const T* backward(int k, long rows, const T* trace, bool accumulate, bool input_grad) {
     const dp::Network& n = net(k);
     std::vector<long> offs;
     long off = 0;
@@ -368,33 +449,25 @@ struct GpuLoss::Impl {
       offs.push_back(off);
       off += 2 * rows * (L.in + L.out);
     }
-    const double one = 1.0;
-    double* g = ga.data();
+    T* g = ga.data();
     for (int l = static_cast<int>(n.layers.size()) - 1; l >= 0; --l) {
       const auto L = layer(k, l);
-      const double* xs = trace + offs[l];
-      const double* zs = xs + 2 * rows * L.in;
-      double* gZ = grow(gz, 2 * rows * L.out);
-      double* T = L.idt && accumulate ? grow(tmp, rows * L.out) : nullptr;
-      dual_back_kernel<<<grid(rows * L.out), kBlock>>>(rows, L, zs, g, gZ, T);
+      const T* xs = trace + offs[l];
+      const T* zs = xs + 2 * rows * L.in;
+      T* gZ = grow(gz, 2 * rows * L.out);
+      T* step = L.idt && accumulate ? grow(tmp, rows * L.out) : nullptr;
+      dual_back_kernel<<<grid(rows * L.out), kBlock>>>(rows, L, zs, g, gZ, step);
       QUASAR_LAUNCH_CHECK("training reverse layer");
       if (accumulate) {
         const auto gL = layer(k, l, true);
-        // gW (in x out, row-major) += [x; x']^T gZ; gb += sum of the value rows of gZ.
-        check(cublasDgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, L.out, L.in, static_cast<int>(2 * rows), &one, gZ, L.out,
-                          xs, L.in, &one, const_cast<double*>(gL.w), L.out),
-              "weight gradient");
-        check(cublasDgemv(cublas, CUBLAS_OP_N, L.out, static_cast<int>(rows), &one, gZ, L.out, ones.data(), 1, &one,
-                          const_cast<double*>(gL.b), 1),
-              "bias gradient");
-        if (T)
-          check(cublasDgemv(cublas, CUBLAS_OP_N, L.out, static_cast<int>(rows), &one, T, L.out, ones.data(), 1, &one,
-                            const_cast<double*>(gL.idt), 1),
-                "timestep gradient");
+        // gW (in x out) += [x; x']^T gZ; gb += the column sums of gZ's value rows; likewise idt.
+        weight_gradient(cublas, L.out, L.in, static_cast<int>(2 * rows), gZ, xs, const_cast<T*>(gL.w));
+        column_sums(cublas, L.out, static_cast<int>(rows), gZ, ones.data(), const_cast<T*>(gL.b));
+        if (step) column_sums(cublas, L.out, static_cast<int>(rows), step, ones.data(), const_cast<T*>(gL.idt));
       }
       if (l == 0 && !input_grad) break;
-      double* gX = g == ga.data() ? gb.data() : ga.data();
-      dp::gemm<double, double>(cublas, 2 * rows, L.in, L.out, gZ, L.w, gX, true);
+      T* gX = g == ga.data() ? gb.data() : ga.data();
+      dp::gemm<T, T>(cublas, 2 * rows, L.in, L.out, gZ, L.w, gX, true);
       if (L.residual) {
         residual_back_kernel<<<grid(2 * rows * L.in), kBlock>>>(2 * rows, L, g, gX);
         QUASAR_LAUNCH_CHECK("training residual");
@@ -404,13 +477,14 @@ struct GpuLoss::Impl {
     return g;
   }
 
-  FrameLoss frame_loss(const Structure& s, const LossWeights& w, bool gradient);
+  FrameLoss frame_loss(const Structure& s, const LossWeights& w, bool gradient) override;
   void centre_type(Frame& f, int ti, bool tangents, double dl_de, bool accumulate);
 };
 
 // Everything for the atoms of centre type ti. Without tangents: energy into totals[0], forces and
 // virial (totals[1..9]). With them: the loss gradient (dL/dE = dl_de; u and V on the device).
-void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, bool accumulate) {
+template <class T>
+void Engine<T>::centre_type(Frame& f, int ti, bool tangents, double dl_de, bool accumulate) {
   const dp::SeE2A& de = model.descriptor;
   const int nt = m.ntypes, nc = f.count[ti], M = m.m;
   const ChunkRef c{nc, ti, f.order.data() + f.start[ti]};
@@ -424,9 +498,9 @@ void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, b
   grow(drhat, 4 * rows);
   grow(gf, 2 * rows * M);
   if (ones.size() < static_cast<std::size_t>(std::max<long>(rows, nc)))
-    ones.assign(std::vector<double>(std::max<long>(rows, nc), 1.0));
+    ones.assign(std::vector<T>(std::max<long>(rows, nc), T(1)));
   const std::size_t env_shm = list.capacity * (sizeof(double) + sizeof(int));
-  dp::environment_kernel<double><<<nc, dp::kAtomBlock, env_shm>>>(m, a, list, f.model_type.data(), c, davg.data(),
+  dp::environment_kernel<T><<<nc, dp::kAtomBlock, env_shm>>>(m, a, list, f.model_type.data(), c, davg.data(),
                                                                    dstd.data(), nbr.data(), disp.data(), rhat.data(),
                                                                    filled.data());
   QUASAR_LAUNCH_CHECK("training environment");
@@ -452,7 +526,7 @@ void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, b
   for (int t = 0; t < nt; ++t) {
     const long R = static_cast<long>(nc) * m.sel[t];
     if (R == 0) continue;
-    double* trace = emb.data() + emb_at[t];
+    T* trace = emb.data() + emb_at[t];
     first_input_kernel<<<grid(R), kBlock>>>(R, rhat.data() + 4L * nc * m.sec[t], trace);
     QUASAR_LAUNCH_CHECK("training embedding input");
     forward(emb_net(t), R, trace, gf.data() + 2L * nc * m.sec[t] * M);
@@ -462,25 +536,25 @@ void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, b
   grow(dgr, 4L * nc * M);
   const int fk = static_cast<int>(de.embeddings.size()) + ti;
   grow(fit, trace_size(fnet, nc) + 2L * nc);
-  double* fit_out = fit.data() + trace_size(fnet, nc);
-  dual_descriptor_kernel<<<nc, kBlock, 8 * M * sizeof(double)>>>(m, c, rhat.data(), drhat.data(), gf.data(), gr.data(),
+  T* fit_out = fit.data() + trace_size(fnet, nc);
+  dual_descriptor_kernel<<<nc, kBlock, 8 * M * sizeof(T)>>>(m, c, rhat.data(), drhat.data(), gf.data(), gr.data(),
                                                                 dgr.data(), fit.data());
   QUASAR_LAUNCH_CHECK("training descriptor");
   forward(fk, nc, fit.data(), fit_out);
   // dPhi/dE_i = dl_de and dPhi/dE_i' = 1 (with tangents), or dE/dE_i = 1 for the forces.
-  std::vector<double> g0(2L * nc, 0.0);
+  std::vector<T> g0(2L * nc, T(0));
   for (int i = 0; i < nc; ++i) {
-    g0[i] = tangents ? dl_de : 1.0;
-    g0[nc + i] = tangents ? 1.0 : 0.0;
+    g0[i] = static_cast<T>(tangents ? dl_de : 1.0);
+    g0[nc + i] = T(tangents ? 1 : 0);
   }
   ga.upload(g0.data(), g0.size());
-  const double* gX = backward(fk, nc, fit.data(), accumulate, true);
+  const T* gX = backward(fk, nc, fit.data(), accumulate, true);
   if (!tangents) {
     energy_kernel<<<grid(nc), kBlock>>>(nc, m.bias[ti], fit_out, totals.data());
     QUASAR_LAUNCH_CHECK("training energy");
-    dp::force_kernel<double><<<nc, dp::kAtomBlock, 8 * M * sizeof(double)>>>(
+    dp::force_kernel<T><<<nc, dp::kAtomBlock, 8 * M * sizeof(T)>>>(
         m, c, a, gr.data(), gX, rhat.data(), nbr.data(), disp.data(), dstd.data(), filled.data(),
-        dp::GemmSource<double>{gf.data(), M}, totals.data(), nullptr);
+        dp::GemmSource<T>{gf.data(), M}, totals.data(), nullptr);
     QUASAR_LAUNCH_CHECK("training forces");
     return;
   }
@@ -499,7 +573,8 @@ void GpuLoss::Impl::centre_type(Frame& f, int ti, bool tangents, double dl_de, b
   }
 }
 
-FrameLoss GpuLoss::Impl::frame_loss(const Structure& s, const LossWeights& w, bool gradient) {
+template <class T>
+FrameLoss Engine<T>::frame_loss(const Structure& s, const LossWeights& w, bool gradient) {
   if (at.empty()) throw Error("training on the GPU: no model set");
   auto& slot = frames[&s];
   if (!slot || !slot->same(s)) slot = std::make_unique<Frame>(model, s);
@@ -552,57 +627,39 @@ FrameLoss GpuLoss::Impl::frame_loss(const Structure& s, const LossWeights& w, bo
   return fl;
 }
 
-GpuLoss::GpuLoss() : impl_(std::make_unique<Impl>()) {}
+}  // namespace
+
+GpuLoss::GpuLoss(dp::Precision precision) {
+  if (precision == dp::Precision::Double) impl_ = std::make_unique<Engine<double>>();
+  else if (precision == dp::Precision::Mixed32) impl_ = std::make_unique<Engine<float>>();
+  else throw Error("training on the GPU: precision must be double or mixed32");
+}
 GpuLoss::~GpuLoss() = default;
 
 void GpuLoss::set_model(const dp::DpModel& model) { impl_->set_model(model); }
-
-void GpuLoss::download(dp::DpModel& model) const {
-  const auto p = impl_->params.to_vector();
-  impl_->each_array(model, [&](long at, std::vector<double>& v) { std::copy(p.begin() + at, p.begin() + at + v.size(), v.begin()); });
-}
-
-void GpuLoss::set_moments(const std::vector<double>& m, const std::vector<double>& v) {
-  if (m.size() != impl_->params.size() || v.size() != m.size()) throw Error("training on the GPU: moments do not fit the model");
-  impl_->mom1.assign(m);
-  impl_->mom2.assign(v);
-}
-
-void GpuLoss::moments(std::vector<double>& m, std::vector<double>& v) const {
-  m = impl_->mom1.to_vector();
-  v = impl_->mom2.to_vector();
-}
-
-void GpuLoss::zero_gradient() { impl_->grads.set_zero(); }
-
+void GpuLoss::download(dp::DpModel& model) const { impl_->scatter(impl_->parameters(), model); }
+void GpuLoss::moments(std::vector<double>& m, std::vector<double>& v) const { impl_->moments(m, v); }
+void GpuLoss::set_moments(const std::vector<double>& m, const std::vector<double>& v) { impl_->set_moments(m, v); }
+void GpuLoss::zero_gradient() { impl_->zero_gradient(); }
 FrameLoss GpuLoss::frame_loss(const Structure& frame, const LossWeights& w, bool gradient) {
   return impl_->frame_loss(frame, w, gradient);
 }
-
-void GpuLoss::adam_step(double lr, long t, double frames) {
-  const double c1 = 1 - std::pow(0.9, static_cast<double>(t)), c2 = 1 - std::pow(0.999, static_cast<double>(t));
-  const long n = static_cast<long>(impl_->params.size());
-  adam_kernel<<<grid(n), kBlock>>>(n, impl_->params.data(), impl_->grads.data(), impl_->mom1.data(), impl_->mom2.data(),
-                                   frames, lr, c1, c2);
-  QUASAR_LAUNCH_CHECK("training adam");
-}
+void GpuLoss::adam_step(double lr, long t, double frames) { impl_->adam_step(lr, t, frames); }
 
 FrameLoss GpuLoss::frame_loss(const dp::DpModel& model, const Structure& frame, const LossWeights& w, ModelGrad* grad) {
   set_model(model);
   const FrameLoss fl = impl_->frame_loss(frame, w, grad != nullptr);
-  if (grad) {
-    const auto g = impl_->grads.to_vector();
-    dp::DpModel shaped = model;  // the gradient in the model's shape
-    impl_->each_array(shaped, [&](long at, std::vector<double>& v) { std::copy(g.begin() + at, g.begin() + at + v.size(), v.begin()); });
-    const int ne = static_cast<int>(model.descriptor.embeddings.size());
-    for (int k = 0; k < impl_->nets(); ++k) {
-      const dp::Network& n = k < ne ? shaped.descriptor.embeddings[k] : shaped.fitting[k - ne];
-      NetworkGrad& ng = k < ne ? grad->emb[k] : grad->fit[k - ne];
-      for (std::size_t l = 0; l < n.layers.size(); ++l) {
-        for (std::size_t e = 0; e < n.layers[l].w.size(); ++e) ng.w[l][e] += n.layers[l].w[e];
-        for (std::size_t e = 0; e < n.layers[l].b.size(); ++e) ng.b[l][e] += n.layers[l].b[e];
-        for (std::size_t e = 0; e < n.layers[l].idt.size(); ++e) ng.idt[l][e] += n.layers[l].idt[e];
-      }
+  if (!grad) return fl;
+  dp::DpModel shaped = model;  // the gradient in the model's shape
+  impl_->scatter(impl_->gradient(), shaped);
+  const int ne = static_cast<int>(model.descriptor.embeddings.size());
+  for (int k = 0; k < impl_->nets(); ++k) {
+    const dp::Network& n = k < ne ? shaped.descriptor.embeddings[k] : shaped.fitting[k - ne];
+    NetworkGrad& ng = k < ne ? grad->emb[k] : grad->fit[k - ne];
+    for (std::size_t l = 0; l < n.layers.size(); ++l) {
+      for (std::size_t e = 0; e < n.layers[l].w.size(); ++e) ng.w[l][e] += n.layers[l].w[e];
+      for (std::size_t e = 0; e < n.layers[l].b.size(); ++e) ng.b[l][e] += n.layers[l].b[e];
+      for (std::size_t e = 0; e < n.layers[l].idt.size(); ++e) ng.idt[l][e] += n.layers[l].idt[e];
     }
   }
   return fl;

@@ -1,5 +1,5 @@
 #pragma once
-// The training loss of loss.hpp and its exact gradient on the GPU, in double precision. The same
+// The training loss of loss.hpp and its exact gradient on the GPU (double or mixed32). The same
 // two passes as the CPU reference: forces, virial and energy (forward, then reverse to dE/dD and the
 // force kernel of the inference code), then one forward pass carrying tangents along the
 // displacement field d' and one reverse pass through both, every network layer as cuBLAS GEMMs over
@@ -11,13 +11,16 @@
 #include <memory>
 #include <vector>
 
+#include "quasar/potential/dp/deep_potential_gpu.hpp"
 #include "quasar/train/loss.hpp"
 
 namespace quasar::train {
 
 class GpuLoss {
  public:
-  GpuLoss();
+  // double, or mixed32: networks, traces and gradient in float (environment, forces, the loss and
+  // Adam's master parameters in double).
+  explicit GpuLoss(dp::Precision precision = dp::Precision::Double);
   ~GpuLoss();
   GpuLoss(const GpuLoss&) = delete;
   GpuLoss& operator=(const GpuLoss&) = delete;

@@ -25,7 +25,9 @@ struct LossSummary {
 class Trainer {
  public:
   // Reads the data, builds the model and its statistics (or restores a checkpoint).
-  Trainer(TrainInput input, const std::string& restart = "", Backend backend = Backend::Cpu);
+  // On the GPU the networks run in `precision` (double or mixed32); the CPU is double.
+  Trainer(TrainInput input, const std::string& restart = "", Backend backend = Backend::Cpu,
+          dp::Precision precision = dp::Precision::Double);
   ~Trainer();
   // Runs to numb_steps, writing the learning curve (disp_file), checkpoints (save_ckpt) every
   // save_freq steps and, at the end, `output`.yaml and `output`.dp. Progress lines go to `log`.
