@@ -76,7 +76,7 @@ dp::DpModel make_model(const TrainInput& in) {
   return m;
 }
 
-void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames) {
+void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames, Backend backend) {
   const dp::SeE2A& de = m.descriptor;
   const int nt = m.ntypes(), nnei = de.nnei();
   std::vector<double> n(nt, 0), sr(nt, 0), sr2(nt, 0), sa(nt, 0), sa2(nt, 0);
@@ -143,7 +143,7 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames)
   m.bias_atom_e.assign(nt, 0.0);
   dp::DeepPotential pot(m);
   for (const Labelled& l : energies) {
-    const double residual = l.energy - evaluate(pot, *l.s, Backend::Cpu).energy;
+    const double residual = l.energy - evaluate(pot, *l.s, backend).energy;
     for (int p = 0; p < nt; ++p) {
       ate[p] += l.count[p] * residual;
       for (int q = 0; q < nt; ++q) ata[p * nt + q] += l.count[p] * l.count[q];

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "quasar/core/structure.hpp"
+#include "quasar/device/backend.hpp"
 #include "quasar/potential/dp/model.hpp"
 #include "quasar/train/input.hpp"
 
@@ -17,6 +18,6 @@ dp::DpModel make_model(const TrainInput& in);
 // DeePMD-kit): davg = [mean of R0, 0, 0, 0], dstd = [std of R0, std of R1..3 (three times)],
 // at least 1e-2. The energy bias per type: least squares, on the frames' type counts, of their
 // energies minus what the initial networks give.
-void set_statistics(dp::DpModel& model, const std::vector<const Structure*>& frames);
+void set_statistics(dp::DpModel& model, const std::vector<const Structure*>& frames, Backend backend = Backend::Cpu);
 
 }  // namespace quasar::train

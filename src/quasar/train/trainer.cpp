@@ -79,7 +79,7 @@ void Trainer::init_model() {
     const std::size_t take = std::min<std::size_t>(sys.size(), static_cast<std::size_t>(std::max(1, in_.stat_frames)));
     for (std::size_t k = 0; k < take; ++k) stat.push_back(&sys[k * sys.size() / take]);
   }
-  set_statistics(model_, stat);
+  set_statistics(model_, stat, gpu_ ? Backend::Cuda : Backend::Cpu);
   std::size_t count = 0;
   for_each_param(model_, nullptr, [&](std::size_t, double&, double) { ++count; });
   m_.assign(count, 0.0);
@@ -204,7 +204,7 @@ void Trainer::run(const std::string& output, std::ostream* log) {
     }
     if (step_ % in_.save_freq == 0) save_checkpoint(in_.save_ckpt);
   }
-  save_checkpoint(in_.save_ckpt);
+  if (step_ % in_.save_freq != 0) save_checkpoint(in_.save_ckpt);  // else just saved
   const nlohmann::json dict = dp::model_to_dict(model());
   dp::write_model_dict(output + ".yaml", dict);
   dp::write_model_dict(output + ".dp", dict);
