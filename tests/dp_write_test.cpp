@@ -1,5 +1,6 @@
 // Models written by Quasar (model_to_dict): read back identically, and loaded by DeePMD-kit where
 // it is installed (python3 with the deepmd package, or $QUASAR_PYTHON).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -41,18 +42,12 @@ TEST(ModelWrite, RoundTripsThroughBothFormats) {
   }
 }
 
-TEST(ModelWrite, DeePMDKitEvaluatesQuasarsFile) {
-  const std::string src = test::shared_path("reference/deepmd/deeppot_sea.yaml");
-  const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
-  if (src.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
-  const std::string py = python_with_deepmd();
-  if (py.empty()) GTEST_SKIP() << "DeePMD-kit is not installed (pip install deepmd-kit, or set QUASAR_PYTHON)";
-  dp::DpModel m = dp::read_dp_model(src);
-  m.out_bias = {0.25, -0.5};
-  const auto dir = test::scratch_dir("dp-write-dpkit");
+// DeePMD-kit evaluates the model as Quasar writes it (energy and atomic energies of s), and its own
+// rewrite of the file as .yaml reads back into the same model.
+void expect_deepmd_kit_agrees(const std::string& py, const dp::DpModel& m, const Structure& s, const std::string& name) {
+  const auto dir = test::scratch_dir("dp-write-" + name);
   const std::string model = (dir / "q.dp").string(), xyz = (dir / "s.xyz").string(), out = (dir / "e.txt").string();
   dp::write_model_dict(model, dp::model_to_dict(m));
-  const Structure s = io::read_deepmd_frame(data, 0, 0);
   io::write_extxyz(xyz, {s});
   // DeePMD-kit's own evaluation of the file (its numpy backend reads .dp; it has no derivatives, so
   // the energy and the atomic energies are compared).
@@ -96,6 +91,41 @@ Backend.detect_backend_by_model(sys.argv[4])().deserialize_hook(sys.argv[4], dat
   }
   dp::DeepPotential reread = dp::DeepPotential::from_file(back);
   EXPECT_NEAR(evaluate(reread, s, Backend::Cpu).energy, want.energy, 1e-9);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ModelWrite, DeePMDKitEvaluatesQuasarsFile) {
+  const std::string src = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
+  if (src.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  const std::string py = python_with_deepmd();
+  if (py.empty()) GTEST_SKIP() << "DeePMD-kit is not installed (pip install deepmd-kit, or set QUASAR_PYTHON)";
+  dp::DpModel m = dp::read_dp_model(src);
+  m.out_bias = {0.25, -0.5};
+  expect_deepmd_kit_agrees(py, m, io::read_deepmd_frame(data, 0, 0), "water");
+}
+
+// A model Quasar trained: the silicon example's, on a distorted 64-atom crystal.
+TEST(ModelWrite, DeePMDKitEvaluatesAModelQuasarTrained) {
+  const std::string py = python_with_deepmd();
+  if (py.empty()) GTEST_SKIP() << "DeePMD-kit is not installed (pip install deepmd-kit, or set QUASAR_PYTHON)";
+  const dp::DpModel m = dp::read_dp_model(test::source_path("examples/silicon/model.dp"));
+  Structure s;
+  const double a = 5.38;
+  s.box = Box::orthorhombic(2 * a, 2 * a, 2 * a);
+  const int si = s.type_index("Si");
+  const double basis[8][3] = {{0, 0, 0},         {0, .5, .5},       {.5, 0, .5},       {.5, .5, 0},
+                              {.25, .25, .25},   {.25, .75, .75},   {.75, .25, .75},   {.75, .75, .25}};
+  int k = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int l = 0; l < 2; ++l)
+        for (const auto& b : basis) {
+          const double wobble = 0.1 * std::sin(1.7 * ++k);
+          s.positions.push_back(Vec3{(i + b[0]) * a + wobble, (j + b[1]) * a - 0.5 * wobble, (l + b[2]) * a + 0.3 * wobble});
+          s.types.push_back(si);
+        }
+  expect_deepmd_kit_agrees(py, m, s, "silicon");
 }
 
 }  // namespace
