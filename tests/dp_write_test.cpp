@@ -44,13 +44,14 @@ TEST(ModelWrite, RoundTripsThroughBothFormats) {
 
 // DeePMD-kit evaluates the model as Quasar writes it (energy and atomic energies of s), and its own
 // rewrite of the file as .yaml reads back into the same model.
-void expect_deepmd_kit_agrees(const std::string& py, const dp::DpModel& m, const Structure& s, const std::string& name) {
+void expect_deepmd_kit_agrees_on(const std::string& py, const dp::DpModel& m, const Structure& s,
+                                 const std::string& name, const std::string& file) {
   const auto dir = test::scratch_dir("dp-write-" + name);
-  const std::string model = (dir / "q.dp").string(), xyz = (dir / "s.xyz").string(), out = (dir / "e.txt").string();
+  const std::string model = (dir / file).string(), xyz = (dir / "s.xyz").string(), out = (dir / "e.txt").string();
   dp::write_model_dict(model, dp::model_to_dict(m));
   io::write_extxyz(xyz, {s});
-  // DeePMD-kit's own evaluation of the file (its numpy backend reads .dp; it has no derivatives, so
-  // the energy and the atomic energies are compared).
+  // DeePMD-kit's own evaluation of the file (its numpy backend reads .dp and .yaml; it has no
+  // derivatives, so the energy and the atomic energies are compared).
   std::ofstream(dir / "eval.py") << R"(import sys, types
 try:
     import mendeleev  # noqa: F401  (imported by DeePMD-kit for other models; may lack its own dependencies)
@@ -92,6 +93,13 @@ Backend.detect_backend_by_model(sys.argv[4])().deserialize_hook(sys.argv[4], dat
   dp::DeepPotential reread = dp::DeepPotential::from_file(back);
   EXPECT_NEAR(evaluate(reread, s, Backend::Cpu).energy, want.energy, 1e-9);
   std::filesystem::remove_all(dir);
+}
+
+void expect_deepmd_kit_agrees(const std::string& py, const dp::DpModel& m, const Structure& s, const std::string& name) {
+  for (const char* file : {"q.dp", "q.yaml"}) {
+    SCOPED_TRACE(file);
+    expect_deepmd_kit_agrees_on(py, m, s, name, file);
+  }
 }
 
 TEST(ModelWrite, DeePMDKitEvaluatesQuasarsFile) {

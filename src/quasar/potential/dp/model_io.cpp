@@ -1,7 +1,6 @@
 #include "quasar/potential/dp/model_io.hpp"
 
 #include <hdf5.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdio>
@@ -58,29 +57,71 @@ struct H5 {
 
 void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
-YAML::Node to_yaml(const nlohmann::json& j) {
-  YAML::Node n;
+// YAML that yaml-cpp and PyYAML (YAML 1.1, which DeePMD-kit uses) both read back as the dict:
+// block mappings, arrays of numbers (and of such arrays) in flow style on one line, strings and
+// keys double-quoted as JSON writes them, floats always with a '.' (YAML 1.1 reads 1e-05 as a
+// string). Much faster than building a YAML::Node tree for a million weights.
+std::string yaml_float(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s(buf);
+  if (s.find('.') == std::string::npos) {
+    const auto e = s.find('e');
+    s.insert(e == std::string::npos ? s.size() : e, ".0");
+  }
+  return s;
+}
+
+// Written on one line: scalars, empty mappings, and arrays holding only such values.
+bool flow(const nlohmann::json& j) {
+  if (j.is_object()) return j.empty();
+  if (!j.is_array()) return true;
+  for (const auto& v : j)
+    if (!flow(v)) return false;
+  return true;
+}
+
+void emit_flow(std::ostream& o, const nlohmann::json& j) {
   switch (j.type()) {
-    case nlohmann::json::value_t::object:
-      n = YAML::Node(YAML::NodeType::Map);
-      for (const auto& [k, v] : j.items()) n[k] = to_yaml(v);
-      return n;
-    case nlohmann::json::value_t::array:
-      n = YAML::Node(YAML::NodeType::Sequence);
-      for (const auto& v : j) n.push_back(to_yaml(v));
-      return n;
-    case nlohmann::json::value_t::string: return YAML::Node(j.get<std::string>());
-    case nlohmann::json::value_t::boolean: return YAML::Node(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return YAML::Node(j.get<long>());
-    case nlohmann::json::value_t::number_unsigned: return YAML::Node(j.get<unsigned long>());
-    case nlohmann::json::value_t::number_float: {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", j.get<double>());
-      std::string s(buf);
-      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // stays a float when read back
-      return YAML::Node(s);
+    case nlohmann::json::value_t::array: {
+      o << '[';
+      for (std::size_t k = 0; k < j.size(); ++k) {
+        if (k) o << ", ";
+        emit_flow(o, j[k]);
+      }
+      o << ']';
+      return;
     }
-    default: return YAML::Node(YAML::NodeType::Null);
+    case nlohmann::json::value_t::object: o << "{}"; return;
+    case nlohmann::json::value_t::number_float: o << yaml_float(j.get<double>()); return;
+    default: o << j.dump(); return;  // strings quoted, integers, true/false, null
+  }
+}
+
+void emit_block(std::ostream& o, const nlohmann::json& j, int indent) {
+  const std::string pad(indent, ' ');
+  auto item = [&](const nlohmann::json& v) {
+    if (flow(v)) {
+      o << ' ';
+      emit_flow(o, v);
+      o << '\n';
+    } else {
+      o << '\n';
+      emit_block(o, v, indent + 2);
+    }
+  };
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      o << pad << nlohmann::json(k).dump() << ':';
+      item(v);
+    }
+  } else {
+    for (const auto& v : j) {  // a sequence holding mappings
+      o << pad << '-';
+      item(v);
+    }
   }
 }
 
@@ -204,12 +245,12 @@ void write_dp_h5(const std::string& path, const nlohmann::json& dict) {
 }
 
 void write_dp_yaml(const std::string& path, const nlohmann::json& dict) {
-  YAML::Emitter out;
-  out << to_yaml(dict);
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp);
-    f << out.c_str() << "\n";
+    if (flow(dict)) emit_flow(f, dict);
+    else emit_block(f, dict, 0);
+    f << "\n";
     if (!f) throw Error("cannot write " + tmp);
   }
   replace_file(tmp, path);
