@@ -105,13 +105,27 @@ std::vector<std::string> ConfigTable::get_strings(std::string_view key) const {
   return out;
 }
 
+namespace {
+InputError toml_error(const toml::parse_error& e, const std::string& origin) {
+  std::ostringstream os;
+  os << e.description() << " (column " << e.source().begin.column << ")";
+  return InputError(origin, static_cast<long>(e.source().begin.line), os.str());
+}
+}  // namespace
+
 toml::table parse_toml_file(const std::string& file) {
   try {
     return toml::parse_file(file);
   } catch (const toml::parse_error& e) {
-    std::ostringstream os;
-    os << e.description() << " (column " << e.source().begin.column << ")";
-    throw InputError(file, static_cast<long>(e.source().begin.line), os.str());
+    throw toml_error(e, file);
+  }
+}
+
+toml::table parse_toml_text(const std::string& text, const std::string& origin) {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw toml_error(e, origin);
   }
 }
 

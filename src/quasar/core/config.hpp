@@ -39,5 +39,7 @@ struct ConfigTable {
 
 // Parses a TOML file; syntax errors name the file, line and column.
 toml::table parse_toml_file(const std::string& file);
+// The same for TOML text; `origin` stands for the file name in messages.
+toml::table parse_toml_text(const std::string& text, const std::string& origin);
 
 }  // namespace quasar

@@ -33,7 +33,7 @@ Structure with_velocities(Structure s, const MdSettings& settings) {
 }
 }  // namespace
 
-Simulation::Simulation(const Structure& s, std::unique_ptr<Potential> potential, const MdSettings& settings,
+Simulation::Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings,
                        Backend backend)
     : settings_(settings), backend_(backend), atoms_(backend, with_velocities(s, settings)),
       potential_(std::move(potential)), list_(backend, list_settings(*potential_, settings, backend)), out_(backend),
@@ -125,10 +125,16 @@ void Simulation::run() {
     if (!settings_.output.trajectory.empty()) write_frame();
     return;
   }
+  run_to(settings_.steps);
+}
+
+void Simulation::run_to(long last) {
   const OutputSettings& o = settings_.output;
-  const long last = settings_.steps;
-  if (step_ == 0 || !settings_.restart.empty()) write_thermo(thermo());
-  if (step_ == 0 && !o.trajectory.empty()) write_frame();
+  if (!started_) {
+    if (step_ == 0 || !settings_.restart.empty()) write_thermo(thermo());
+    if (step_ == 0 && !o.trajectory.empty()) write_frame();
+    started_ = true;
+  }
   Progress progress(step_, last, atoms_.size(), settings_.integrator.dt, o.progress);
   while (step_ < last) {
     ++step_;

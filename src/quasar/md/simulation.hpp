@@ -24,10 +24,13 @@ struct Thermo {
 
 class Simulation {
  public:
-  Simulation(const Structure& s, std::unique_ptr<Potential> potential, const MdSettings& settings, Backend backend);
+  // The potential may be shared with other users (the Python bindings); it is not used concurrently.
+  Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings, Backend backend);
 
-  // Runs MD up to step `settings.steps` (continuing from a restart), writing the outputs.
+  // Runs MD up to step `settings.steps` (continuing from a restart), or minimises, writing the outputs.
   void run();
+  // MD up to step `last` (from the current step), writing the outputs; may be called again to go on.
+  void run_to(long last);
   // Thermodynamic state now (synchronises with the device).
   Thermo thermo();
   long step() const { return step_; }
@@ -51,12 +54,12 @@ class Simulation {
   MdSettings settings_;
   Backend backend_;
   AtomState atoms_;
-  std::unique_ptr<Potential> potential_;
+  std::shared_ptr<Potential> potential_;
   NeighborList list_;
   ForceOutput out_;
   Integrator integrator_;
   long step_ = 0;
-  bool header_printed_ = false;
+  bool header_printed_ = false, started_ = false;
   std::ofstream csv_, traj_;
   Array<double> kinetic_;  // scratch for the kinetic-energy tensor
 };

@@ -1,0 +1,196 @@
+"""Quasar from Python: potentials (Deep Potential, EAM, Lennard-Jones, ...) and MD on the CPU or GPU.
+
+    import quasar
+    pot = quasar.Potential("model.dp")                     # or .yaml, .eam, .eam.alloy, a TOML file
+    r = pot.compute(positions, symbols, cell=cell)         # energy (eV), forces (eV/Å), virial (eV)
+    sim = quasar.Simulation(pot, positions, symbols, cell, integrator="langevin", temperature_K=300)
+    sim.run(1000, observer=lambda s: print(s.thermo()["temperature"]), every=100)
+
+Units are Quasar's (LAMMPS metal): Å, eV, ps, amu, K, bar. Errors from the engine are raised as
+`QuasarError` (a RuntimeError) with the engine's message. For ASE, see `quasar.ase`.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from . import _quasar
+from ._quasar import QuasarError, built_with_cuda, cuda_available
+
+__all__ = ["Potential", "Result", "Simulation", "QuasarError", "cuda_available", "built_with_cuda"]
+__version__ = "0.1.0"
+
+
+@dataclass
+class Result:
+    """One evaluation, in the structure's atom order.
+
+    energy: eV; forces: (N, 3) eV/Å; virial: (3, 3) eV, sum of r (x) f (LAMMPS's sign: positive when
+    the system pushes outwards); atom_energy (N,) and atom_virial (N, 3, 3) when asked for.
+    """
+
+    energy: float
+    forces: np.ndarray
+    virial: np.ndarray
+    atom_energy: Optional[np.ndarray] = None
+    atom_virial: Optional[np.ndarray] = None
+
+    def stress(self, volume: float) -> np.ndarray:
+        """Stress in eV/Å^3 with ASE's sign convention, -virial / volume (positive under tension)."""
+        return -self.virial / volume
+
+
+def _structure(positions, symbols, cell, pbc):
+    pos = np.ascontiguousarray(positions, dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[1] != 3:
+        raise ValueError(f"positions must have shape (N, 3), not {pos.shape}")
+    syms = [str(s) for s in symbols]
+    if len(syms) != len(pos):
+        raise ValueError(f"{len(syms)} symbols for {len(pos)} atoms")
+    if cell is None:
+        if pbc is not None and any(pbc):
+            raise ValueError("a periodic structure needs a cell")
+        c, p = np.zeros((3, 3)), (False, False, False)
+    else:
+        c = np.ascontiguousarray(cell, dtype=np.float64)
+        if c.shape == (3,):
+            c = np.diag(c)
+        if c.shape != (3, 3):
+            raise ValueError(f"cell must be (3, 3) (rows are the cell vectors) or (3,), not {c.shape}")
+        p = (True, True, True) if pbc is None else tuple(bool(b) for b in np.broadcast_to(pbc, 3))
+    return pos, c, p, syms
+
+
+class Potential:
+    """A potential loaded once and evaluated for any number of structures.
+
+    model: a DeePMD-kit model (.dp, .yaml), an EAM file (.eam funcfl, .eam.alloy setfl) or a TOML
+    file with a [potential] table. device: "auto" (the GPU when one is usable), "cpu" or "cuda".
+    precision (GPU, Deep Potentials): "double", "mixed32" or "mixed16".
+    """
+
+    def __init__(self, model: str | os.PathLike, device: str = "auto", precision: str = "double"):
+        self._p = _quasar.Potential.load(os.fspath(model), device, precision)
+
+    @classmethod
+    def from_config(cls, table: Mapping[str, Any], base_dir: str | os.PathLike = ".", device: str = "auto",
+                    precision: str = "double") -> "Potential":
+        """A potential from the keys of a [potential] table, e.g.
+        {"type": "lj", "epsilon": 0.0104, "sigma": 3.4, "cutoff": 8.5}; file names are relative to base_dir."""
+        self = cls.__new__(cls)
+        self._p = _quasar.Potential.from_toml(to_toml({"potential": dict(table)}), os.fspath(base_dir), device,
+                                              precision)
+        return self
+
+    @property
+    def name(self) -> str:
+        return self._p.name
+
+    @property
+    def cutoff(self) -> float:
+        """Interaction cutoff in Å."""
+        return self._p.cutoff
+
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda": where this potential is evaluated."""
+        return self._p.device
+
+    def compute(self, positions, symbols: Sequence[str], cell=None, pbc=None, per_atom: bool = False) -> Result:
+        """Energy, forces and virial of one structure.
+
+        positions (N, 3) in Å; symbols: N element or type names (matched against the model's types by
+        name); cell: (3, 3) with the cell vectors as rows, (3,) for an orthorhombic box, or None for
+        a molecule or cluster; pbc: three booleans (default periodic when a cell is given).
+        """
+        pos, c, p, syms = _structure(positions, symbols, cell, pbc)
+        d = self._p.compute(pos, c, p, syms, per_atom)
+        return Result(**d)
+
+    def compute_many(self, structures, per_atom: bool = False) -> list[Result]:
+        """compute() for each item of structures: (positions, symbols, cell[, pbc]) tuples."""
+        return [self.compute(*s, per_atom=per_atom) for s in structures]
+
+
+class Simulation:
+    """MD (or FIRE minimisation) with Quasar's own loop, on the potential's device.
+
+    settings are the keys of the [md] table of an input file (integrator, timestep, temperature,
+    steps, thermostat settings, ...; see docs/user-guide.md); output= and neighbor= take the keys
+    of [output] and [neighbor]. Velocities are drawn at `temperature` unless given (Å/ps).
+    """
+
+    def __init__(self, potential: Potential, positions, symbols: Sequence[str], cell=None, pbc=None,
+                 velocities=None, masses=None, output: Optional[Mapping[str, Any]] = None,
+                 neighbor: Optional[Mapping[str, Any]] = None, base_dir: str | os.PathLike = ".", **settings: Any):
+        pos, c, p, syms = _structure(positions, symbols, cell, pbc)
+        vel = np.zeros((0, 3)) if velocities is None else np.ascontiguousarray(velocities, dtype=np.float64)
+        m = [] if masses is None else [float(x) for x in masses]
+        tables: dict[str, Any] = {"md": dict(settings), "output": {"progress": False, **(output or {})}}
+        if neighbor:
+            tables["neighbor"] = dict(neighbor)
+        self._sim = _quasar.Simulation(potential._p, pos, c, p, syms, m, vel, to_toml(tables), os.fspath(base_dir))
+
+    @property
+    def step(self) -> int:
+        return self._sim.step
+
+    def run(self, steps: int, observer: Optional[Callable[["Simulation"], Any]] = None, every: int = 1) -> None:
+        """Advances `steps` steps; observer(self) is called every `every` steps (and at the end)."""
+        if observer is None:
+            self._sim.run_to(self.step + steps)
+            return
+        last = self.step + steps
+        while self.step < last:
+            self._sim.run_to(min(last, self.step + every))
+            observer(self)
+
+    def thermo(self) -> dict[str, Any]:
+        """step, time (ps), temperature (K), kinetic/potential/total/conserved_energy (eV), pressure (bar),
+        pressure_tensor (3, 3), volume (Å^3)."""
+        return self._sim.thermo()
+
+    @property
+    def positions(self) -> np.ndarray:
+        return self._sim.state()["positions"]
+
+    @property
+    def velocities(self) -> np.ndarray:
+        return self._sim.state()["velocities"]
+
+    @property
+    def cell(self) -> np.ndarray:
+        return self._sim.state()["cell"]
+
+
+def to_toml(tables: Mapping[str, Mapping[str, Any]]) -> str:
+    """TOML text of one level of tables of scalars, strings and lists (nested dicts become sub-tables)."""
+    lines: list[str] = []
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+        if isinstance(v, (str, os.PathLike)):
+            s = os.fspath(v)
+            return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if isinstance(v, (list, tuple, np.ndarray)):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        raise TypeError(f"cannot write {type(v).__name__} {v!r} as a setting")
+
+    def table(name: str, t: Mapping[str, Any]) -> None:
+        lines.append(f"[{name}]")
+        subs = {k: v for k, v in t.items() if isinstance(v, Mapping)}
+        for k, v in t.items():
+            if k not in subs:
+                lines.append(f"{k} = {value(v)}")
+        for k, v in subs.items():
+            table(f"{name}.{k}", v)
+
+    for name, t in tables.items():
+        table(name, t)
+    return "\n".join(lines) + "\n"

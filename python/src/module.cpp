@@ -1,0 +1,198 @@
+// The `quasar._quasar` extension: the engine's potentials and MD loop on numpy arrays. The
+// Python layer (python/quasar/__init__.py) checks and converts arguments; this file assumes
+// C-contiguous float64 arrays of the right shapes.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quasar/core/config.hpp"
+#include "quasar/core/error.hpp"
+#include "quasar/core/structure.hpp"
+#include "quasar/device/backend.hpp"
+#include "quasar/md/settings.hpp"
+#include "quasar/md/simulation.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace quasar::python {
+
+using Positions = nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
+using Cell = nb::ndarray<const double, nb::shape<3, 3>, nb::c_contig, nb::device::cpu>;
+using Pbc = std::array<bool, 3>;
+
+// A numpy array that owns a vector's storage (no copy).
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std::size_t> shape) {
+  auto* owned = new std::vector<T>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T>(owned->data(), shape, owner);
+}
+
+// Structure from arrays; a structure periodic in no direction gets a box around its atoms.
+Structure make_structure(Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols,
+                         const std::vector<double>& masses) {
+  const std::size_t n = positions.shape(0);
+  if (symbols.size() != n) throw Error("symbols: " + std::to_string(symbols.size()) + " for " + std::to_string(n) + " atoms");
+  if (!masses.empty() && masses.size() != n) throw Error("masses: " + std::to_string(masses.size()) + " for " + std::to_string(n) + " atoms");
+  Structure s;
+  s.positions.resize(n);
+  for (std::size_t i = 0; i < n; ++i) s.positions[i] = {positions(i, 0), positions(i, 1), positions(i, 2)};
+  s.types.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = s.type_index(symbols[i]);
+    s.types[i] = t;
+    if (!masses.empty()) s.type_masses[t] = masses[i];
+  }
+  if (!pbc[0] && !pbc[1] && !pbc[2]) {
+    s.box = Box::enclosing(s.positions);
+  } else {
+    Mat3 h{};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) h(r, c) = cell(r, c);
+    if (det(h) == 0.0) throw Error("cell: a periodic structure needs three independent cell vectors");
+    s.box = Box::from_matrix(h, {}, pbc);
+  }
+  s.validate("structure from Python");
+  return s;
+}
+
+std::vector<double> flat(const std::vector<Vec3>& v) {
+  std::vector<double> out(3 * v.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (int k = 0; k < 3; ++k) out[3 * i + k] = v[i][k];
+  return out;
+}
+std::vector<double> flat(const Mat3& m) {
+  std::vector<double> out(9);
+  for (int c = 0; c < 9; ++c) out[c] = m(c / 3, c % 3);
+  return out;
+}
+
+class PyPotential {
+ public:
+  PyPotential(std::shared_ptr<Potential> p, const std::string& device, const std::string& precision)
+      : potential(std::move(p)), backend(parse_backend(device)) {
+    set_model_precision(*potential, precision);
+  }
+  nb::dict compute(Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols, bool per_atom) {
+    const Structure s = make_structure(positions, cell, pbc, symbols, {});
+    Evaluation e;
+    {
+      nb::gil_scoped_release release;
+      e = evaluate(*potential, s, backend, per_atom);
+    }
+    const std::size_t n = s.size();
+    nb::dict d;
+    d["energy"] = e.energy;
+    d["forces"] = to_numpy(flat(e.forces), {n, 3});
+    d["virial"] = to_numpy(flat(e.virial), {3, 3});
+    if (per_atom) {
+      std::vector<double> w(9 * n);
+      for (std::size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 9; ++c) w[9 * i + c] = e.atom_virial[i](c / 3, c % 3);
+      d["atom_energy"] = to_numpy(std::move(e.atom_energy), {n});
+      d["atom_virial"] = to_numpy(std::move(w), {n, 3, 3});
+    }
+    return d;
+  }
+  std::shared_ptr<Potential> potential;
+  Backend backend;
+};
+
+PyPotential load(const std::string& path, const std::string& device, const std::string& precision) {
+  return PyPotential(std::shared_ptr<Potential>(load_model(path)), device, precision);
+}
+
+PyPotential from_toml(const std::string& text, const std::string& base_dir, const std::string& device,
+                      const std::string& precision) {
+  const toml::table root = parse_toml_text(text, "<potential settings>");
+  const ConfigTable table{&root, "<potential settings>", ""};
+  return PyPotential(std::shared_ptr<Potential>(make_potential(table.require_sub("potential"), base_dir)), device,
+                     precision);
+}
+
+class PySimulation {
+ public:
+  PySimulation(PyPotential& p, Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols,
+               const std::vector<double>& masses, nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu> velocities,
+               const std::string& settings_toml, const std::string& base_dir) {
+    Structure s = make_structure(positions, cell, pbc, symbols, masses);
+    if (velocities.shape(0) != 0) {
+      if (velocities.shape(0) != s.size()) throw Error("velocities: " + std::to_string(velocities.shape(0)) + " rows for " + std::to_string(s.size()) + " atoms");
+      s.velocities.resize(s.size());
+      for (std::size_t i = 0; i < s.size(); ++i) s.velocities[i] = {velocities(i, 0), velocities(i, 1), velocities(i, 2)};
+    }
+    const toml::table root = parse_toml_text(settings_toml, "<md settings>");
+    const md::MdSettings settings = md::md_settings_from_config(ConfigTable{&root, "<md settings>", ""}, base_dir);
+    sim_ = std::make_unique<md::Simulation>(s, p.potential, settings, p.backend);
+  }
+  void run_to(long last) {
+    nb::gil_scoped_release release;
+    sim_->run_to(last);
+  }
+  long step() const { return sim_->step(); }
+  nb::dict thermo() {
+    const md::Thermo t = sim_->thermo();
+    nb::dict d;
+    d["step"] = t.step;
+    d["time"] = t.time;
+    d["temperature"] = t.temperature;
+    d["kinetic_energy"] = t.kinetic;
+    d["potential_energy"] = t.potential;
+    d["total_energy"] = t.total;
+    d["conserved_energy"] = t.conserved;
+    d["pressure"] = t.pressure;
+    d["pressure_tensor"] = to_numpy(flat(t.pressure_tensor), {3, 3});
+    d["volume"] = t.volume;
+    return d;
+  }
+  nb::dict state() {
+    Structure s = sim_->atoms().to_structure();
+    const std::size_t n = s.size();
+    nb::dict d;
+    d["positions"] = to_numpy(flat(s.positions), {n, 3});
+    d["velocities"] = to_numpy(flat(s.velocities), {n, 3});
+    d["cell"] = to_numpy(flat(s.box.h), {3, 3});
+    return d;
+  }
+
+ private:
+  std::unique_ptr<md::Simulation> sim_;
+};
+
+}  // namespace quasar::python
+
+NB_MODULE(_quasar, m) {
+  using namespace quasar::python;
+  m.doc() = "Quasar engine bindings (use the quasar package, not this module)";
+  nb::exception<quasar::Error>(m, "QuasarError", PyExc_RuntimeError);
+  m.def("cuda_available", &quasar::cuda_available);
+  m.def("built_with_cuda", &quasar::built_with_cuda);
+  nb::class_<PyPotential>(m, "Potential")
+      .def_static("load", &load, "path"_a, "device"_a, "precision"_a)
+      .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a)
+      .def("compute", &PyPotential::compute, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "per_atom"_a)
+      .def_prop_ro("name", [](const PyPotential& p) { return p.potential->name(); })
+      .def_prop_ro("cutoff", [](const PyPotential& p) { return p.potential->cutoff(); })
+      .def_prop_ro("device", [](const PyPotential& p) { return std::string(quasar::backend_name(p.backend)); });
+  nb::class_<PySimulation>(m, "Simulation")
+      .def(nb::init<PyPotential&, Positions, Cell, Pbc, const std::vector<std::string>&, const std::vector<double>&,
+                    nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>, const std::string&,
+                    const std::string&>(),
+           "potential"_a, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "masses"_a, "velocities"_a, "settings"_a,
+           "base_dir"_a)
+      .def("run_to", &PySimulation::run_to, "last"_a)
+      .def_prop_ro("step", &PySimulation::step)
+      .def("thermo", &PySimulation::thermo)
+      .def("state", &PySimulation::state);
+}

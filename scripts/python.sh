@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The Python package: a virtual environment outside the repository with the build and test
+# requirements, `pip install .` (compiles the extension; incremental in build/python), then pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+venv=${QUASAR_PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/python}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install -q scikit-build-core nanobind numpy pytest 'ase>=3.23'
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
+"$venv/bin/pip" install -q --no-build-isolation .
+QUASAR_EXE=${QUASAR_EXE:-$PWD/build/quasar} "$venv/bin/python" -m pytest -q tests/python

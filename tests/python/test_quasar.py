@@ -1,0 +1,195 @@
+"""The Python package against the C++ engine (the `quasar` command), ASE's own EAM calculator, finite
+differences, and ASE's optimisers and dynamics with our silicon Deep Potential."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import quasar
+
+ROOT = Path(__file__).resolve().parents[2]
+SILICON = ROOT / "examples" / "silicon" / "model.dp"
+POTENTIALS = Path(os.environ.get("QUASAR_LAMMPS_POTENTIALS", "/usr/share/lammps/potentials"))
+CU_SETFL = POTENTIALS / "Cu_mishin1.eam.alloy"
+
+
+def quasar_command():
+    exe = os.environ.get("QUASAR_EXE") or shutil.which("quasar") or str(ROOT / "build" / "quasar")
+    if not Path(exe).exists():
+        pytest.skip("the quasar command is not built")
+    return exe
+
+
+def diamond(a=5.38, n=2, shake=0.05, seed=1):
+    base = np.array([[0, 0, 0], [0, 2, 2], [2, 0, 2], [2, 2, 0], [1, 1, 1], [1, 3, 3], [3, 1, 3], [3, 3, 1]]) * a / 4
+    cells = np.array([[i, j, k] for i in range(n) for j in range(n) for k in range(n)]) * a
+    pos = (cells[:, None, :] + base[None, :, :]).reshape(-1, 3)
+    pos += np.random.default_rng(seed).uniform(-shake, shake, pos.shape)
+    return pos, ["Si"] * len(pos), np.eye(3) * a * n
+
+
+def fcc(a=3.615, n=3, shake=0.05, seed=2):
+    base = np.array([[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]]) * a
+    cells = np.array([[i, j, k] for i in range(n) for j in range(n) for k in range(n)]) * a
+    pos = (cells[:, None, :] + base[None, :, :]).reshape(-1, 3)
+    pos += np.random.default_rng(seed).uniform(-shake, shake, pos.shape)
+    return pos, ["Cu"] * len(pos), np.eye(3) * a * n
+
+
+def write_xyz(path, pos, symbols, cell):
+    lattice = " ".join(f"{x:.17g}" for x in np.asarray(cell).ravel())
+    with open(path, "w") as f:
+        f.write(f'{len(pos)}\nLattice="{lattice}" Properties=species:S:1:pos:R:3 pbc="T T T"\n')
+        for s, p in zip(symbols, pos):
+            f.write(f"{s} {p[0]:.17g} {p[1]:.17g} {p[2]:.17g}\n")
+
+
+@pytest.mark.parametrize("model", [SILICON, CU_SETFL], ids=["deepmd", "eam"])
+def test_same_as_the_engine(model, tmp_path):
+    if not Path(model).exists():
+        pytest.skip(f"{model} not found")
+    pos, symbols, cell = diamond() if model == SILICON else fcc()
+    xyz = tmp_path / "s.xyz"
+    write_xyz(xyz, pos, symbols, cell)
+    out = subprocess.run([quasar_command(), "eval", "--model", str(model), "--structure", str(xyz), "--json",
+                          "--per-atom", "--device", "cpu"], check=True, capture_output=True, text=True).stdout
+    ref = json.loads(out)
+    r = quasar.Potential(model, device="cpu").compute(pos, symbols, cell=cell, per_atom=True)
+    assert r.energy == pytest.approx(ref["energy"], abs=1e-12)
+    np.testing.assert_allclose(r.forces, ref["forces"], atol=1e-12)
+    np.testing.assert_allclose(r.virial, ref["virial"], atol=1e-12)
+    np.testing.assert_allclose(r.atom_energy, ref["atom_energy"], atol=1e-12)
+    np.testing.assert_allclose(r.atom_virial.reshape(-1, 9), ref["atom_virial"], atol=1e-12)
+    assert r.atom_energy.sum() == pytest.approx(r.energy, abs=1e-10)
+
+
+def test_lennard_jones_dimer_from_a_table():
+    pot = quasar.Potential.from_config({"type": "lj", "cutoff": 8.0, "species": {"Ar": {"epsilon": 0.0104,
+                                                                                         "sigma": 3.4}}}, device="cpu")
+    r0 = 3.8
+    r = pot.compute([[0, 0, 0], [r0, 0, 0]], ["Ar", "Ar"])  # a molecule: no cell
+    sr6 = (3.4 / r0) ** 6
+    assert r.energy == pytest.approx(4 * 0.0104 * (sr6 * sr6 - sr6), rel=1e-12)
+    f = 24 * 0.0104 * (2 * sr6 * sr6 - sr6) / r0
+    np.testing.assert_allclose(r.forces, [[-f, 0, 0], [f, 0, 0]], rtol=1e-12, atol=1e-15)
+    assert pot.cutoff == 8.0 and pot.name
+
+
+def test_errors_carry_the_engines_message(tmp_path):
+    with pytest.raises(quasar.QuasarError, match="missing.dp"):
+        quasar.Potential(tmp_path / "missing.dp")
+    with pytest.raises(quasar.QuasarError, match="potential.sigmas"):
+        quasar.Potential.from_config({"type": "lj", "cutoff": 5.0, "sigmas": 1.0})
+    pot = quasar.Potential(SILICON, device="cpu")
+    pos, symbols, cell = diamond(n=1)
+    with pytest.raises(quasar.QuasarError, match="Xx"):
+        pot.compute(pos, ["Xx"] * len(pos), cell=cell)
+    with pytest.raises(ValueError, match="shape"):
+        pot.compute(pos[:, :2], symbols, cell=cell)
+    with pytest.raises(quasar.QuasarError, match="md.temperature"):
+        quasar.Simulation(pot, pos, symbols, cell, temperature=300)
+
+
+def test_ase_eam_agrees():
+    ase_eam = pytest.importorskip("ase.calculators.eam")
+    from ase import Atoms
+    from quasar.ase import QuasarCalculator
+
+    if not CU_SETFL.exists():
+        pytest.skip(f"{CU_SETFL} not found (Debian's lammps-data)")
+    pos, symbols, cell = fcc()
+    atoms = Atoms(symbols, positions=pos, cell=cell, pbc=True)
+    atoms.calc = ase_eam.EAM(potential=str(CU_SETFL))
+    e_ase, f_ase = atoms.get_potential_energy(), atoms.get_forces()
+    atoms.calc = QuasarCalculator(CU_SETFL, device="cpu")
+    assert atoms.get_potential_energy() == pytest.approx(e_ase, abs=1e-10 * len(atoms))
+    np.testing.assert_allclose(atoms.get_forces(), f_ase, atol=1e-8)
+
+
+def test_ase_forces_and_stress_are_derivatives():
+    pytest.importorskip("ase")
+    from ase import Atoms
+    from ase.calculators.fd import calculate_numerical_forces, calculate_numerical_stress
+    from quasar.ase import QuasarCalculator
+
+    pos, symbols, cell = diamond(n=1, shake=0.1)
+    cell = cell + np.array([[0, 0.2, 0.1], [0.1, 0, 0.3], [0.2, 0.1, 0]])  # triclinic
+    atoms = Atoms(symbols, positions=pos, cell=cell, pbc=True)
+    atoms.calc = QuasarCalculator(SILICON, device="cpu")
+    np.testing.assert_allclose(atoms.get_forces(), calculate_numerical_forces(atoms, eps=1e-4), atol=1e-7)
+    np.testing.assert_allclose(atoms.get_stress(), calculate_numerical_stress(atoms, eps=1e-5), atol=1e-9)
+    energies = atoms.get_potential_energies()
+    assert energies.sum() == pytest.approx(atoms.get_potential_energy(), abs=1e-10)
+    np.testing.assert_allclose(atoms.get_stresses().sum(axis=0), atoms.get_stress(), atol=1e-10)
+
+
+def test_ase_optimiser_finds_the_models_crystal():
+    pytest.importorskip("ase")
+    from ase import Atoms
+    from ase.filters import FrechetCellFilter
+    from ase.optimize import BFGS
+    from quasar.ase import QuasarCalculator
+
+    pos, symbols, cell = diamond(a=5.30, n=1, shake=0.08)
+    atoms = Atoms(symbols, positions=pos, cell=cell, pbc=True)
+    atoms.calc = QuasarCalculator(SILICON, device="cpu")
+    assert BFGS(FrechetCellFilter(atoms), logfile=None).run(fmax=1e-4, steps=300)
+    a = atoms.get_volume() ** (1 / 3)
+    assert a == pytest.approx(5.38, abs=0.02)  # the model's lattice constant (examples/silicon/README.md)
+    assert np.abs(atoms.get_forces()).max() < 1e-4
+
+
+def test_ase_md_conserves_energy():
+    pytest.importorskip("ase")
+    from ase import Atoms, units
+    from ase.md.verlet import VelocityVerlet
+    from quasar.ase import QuasarCalculator
+
+    pos, symbols, cell = diamond(n=2, shake=0.0)
+    atoms = Atoms(symbols, positions=pos, cell=cell, pbc=True)
+    atoms.calc = QuasarCalculator(SILICON, device="cpu")
+    kt = 600 * units.kB
+    rng = np.random.default_rng(3)
+    atoms.set_momenta(rng.normal(size=(len(atoms), 3)) * np.sqrt(atoms.get_masses() * kt)[:, None])
+    e0 = atoms.get_total_energy()
+    energies = []
+    dyn = VelocityVerlet(atoms, timestep=1.0 * units.fs)
+    dyn.attach(lambda: energies.append(atoms.get_total_energy()), interval=10)
+    dyn.run(200)
+    assert atoms.get_temperature() > 100
+    assert max(abs(e - e0) for e in energies) < 2e-4 * len(atoms)
+
+
+def test_simulation_with_an_observer():
+    pot = quasar.Potential(SILICON, device="cpu")
+    pos, symbols, cell = diamond(n=2, shake=0.0)
+    sim = quasar.Simulation(pot, pos, symbols, cell, integrator="nve", timestep_fs=1.0, temperature_K=600, seed=7,
+                            output={"thermo_every": 1000})
+    seen = []
+    sim.run(100, observer=lambda s: seen.append(s.thermo()), every=25)
+    assert [t["step"] for t in seen] == [25, 50, 75, 100]
+    assert sim.step == 100
+    drift = max(abs(t["total_energy"] - seen[0]["total_energy"]) for t in seen)
+    assert drift < 1e-3 * len(pos)
+    assert 200 < seen[-1]["temperature"] < 600  # about half the kinetic energy goes into potential energy
+    assert sim.positions.shape == (64, 3) and sim.velocities.shape == (64, 3)
+    np.testing.assert_allclose(sim.cell, cell)
+    # The same run through the same potential object: bit for bit.
+    again = quasar.Simulation(pot, pos, symbols, cell, integrator="nve", timestep_fs=1.0, temperature_K=600, seed=7,
+                              output={"thermo_every": 1000})
+    again.run(100)
+    np.testing.assert_array_equal(again.positions, sim.positions)
+
+
+@pytest.mark.skipif(not quasar.cuda_available(), reason="no usable GPU")
+def test_gpu_matches_cpu():
+    pos, symbols, cell = diamond(n=3)
+    cpu = quasar.Potential(SILICON, device="cpu").compute(pos, symbols, cell=cell, per_atom=True)
+    gpu = quasar.Potential(SILICON, device="cuda").compute(pos, symbols, cell=cell, per_atom=True)
+    assert gpu.energy == pytest.approx(cpu.energy, abs=1e-9)
+    np.testing.assert_allclose(gpu.forces, cpu.forces, atol=1e-10)
+    np.testing.assert_allclose(gpu.atom_virial, cpu.atom_virial, atol=1e-10)
