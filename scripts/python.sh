@@ -9,4 +9,7 @@ venv=${QUASAR_PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/python}
 "$venv/bin/pip" install -q scikit-build-core nanobind numpy pytest 'ase>=3.23'
 export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 "$venv/bin/pip" install -q --no-build-isolation .
-QUASAR_EXE=${QUASAR_EXE:-$PWD/build/quasar} "$venv/bin/python" -m pytest -q tests/python
+# The LAMMPS plugin tests (tests/python/test_lammps_plugin.py) run where the plugin was built.
+export QUASAR_LAMMPS_PREFIX=${QUASAR_LAMMPS_PREFIX:-$(bash scripts/lammps.sh)}
+export QUASAR_LAMMPS_PLUGIN=${QUASAR_LAMMPS_PLUGIN:-$PWD/build/lammps/quasarplugin.so}
+QUASAR_EXE=${QUASAR_EXE:-$PWD/build/quasar} "$venv/bin/python" -m pytest -q -rs tests/python

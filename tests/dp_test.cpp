@@ -1,6 +1,7 @@
 // Deep Potential inference against DeePMD-kit's own expected values (deeppot-testcase.yaml).
 #include <cmath>
 #include <fstream>
+#include <numeric>
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
@@ -144,6 +145,50 @@ TEST_P(DeepPotentialBackends, ExcludedPairsAgreeWithTheCpu) {
       for (int m = 0; m < 3; ++m) EXPECT_NEAR(g.forces[i][m], c.forces[i][m], 1e-10) << where;
     for (int q = 0; q < 9; ++q) EXPECT_NEAR(g.virial(q / 3, q % 3), c.virial(q / 3, q % 3), 1e-10) << where;
   }
+}
+
+// What LAMMPS hands a pair style: the atoms of a periodic cell as centres and their periodic
+// images as ghosts, in an open box. The energy, the forces folded back onto their owners and the
+// virials must be those of the periodic evaluation.
+TEST_P(DeepPotentialBackends, GhostAtomsGiveThePeriodicResult) {
+  const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  const std::string cases = test::shared_path("reference/deepmd/deeppot-testcase.yaml");
+  if (model.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  dp::DeepPotential pot = dp::DeepPotential::from_file(model);
+  const Structure s = read_cases(cases)[0].s;
+  const int n = static_cast<int>(s.size());
+  ASSERT_GT(s.box.plane_spacing(0), pot.cutoff());  // one layer of images holds every neighbour
+  Structure g = s;
+  std::vector<int> owner(s.size());
+  std::iota(owner.begin(), owner.end(), 0);
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      for (int c = -1; c <= 1; ++c) {
+        if (a == 0 && b == 0 && c == 0) continue;
+        for (int i = 0; i < n; ++i) {
+          g.positions.push_back(s.positions[i] + s.box.shift(a, b, c));
+          g.types.push_back(s.types[i]);
+          owner.push_back(i);
+        }
+      }
+  g.box = Box::enclosing(g.positions);
+  const Evaluation want = evaluate(pot, s, Backend::Cpu, true), got = evaluate(pot, g, GetParam(), true, n);
+  EXPECT_NEAR(got.energy, want.energy, 1e-10);
+  std::vector<Vec3> f(n);
+  std::vector<Mat3> w(n);
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    f[owner[k]] += got.forces[k];
+    w[owner[k]] = w[owner[k]] + got.atom_virial[k];
+    if (static_cast<int>(k) >= n) {
+      EXPECT_EQ(got.atom_energy[k], 0.0);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(got.atom_energy[i], want.atom_energy[i], 1e-10);
+    for (int m = 0; m < 3; ++m) EXPECT_NEAR(f[i][m], want.forces[i][m], 1e-10);
+    for (int q = 0; q < 9; ++q) EXPECT_NEAR(w[i](q / 3, q % 3), want.atom_virial[i](q / 3, q % 3), 1e-10);
+  }
+  for (int q = 0; q < 9; ++q) EXPECT_NEAR(got.virial(q / 3, q % 3), want.virial(q / 3, q % 3), 1e-10);
 }
 
 QUASAR_INSTANTIATE_BACKENDS(DeepPotentialBackends);

@@ -30,15 +30,19 @@ void permute_array(Array<T>& a, const Array<int>& perm, Array<T>& scratch) {
 }
 }  // namespace
 
-AtomState::AtomState(Backend backend, const Structure& s)
+AtomState::AtomState(Backend backend, const Structure& s, int n_local)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
-      id(backend), backend_(backend), n_(static_cast<int>(s.size())), box_(s.box), type_names_(s.type_names),
+      id(backend), backend_(backend), n_(static_cast<int>(s.size())), n_local_(n_local < 0 ? n_ : n_local),
+      box_(s.box), type_names_(s.type_names),
       type_masses_host_(s.type_masses) {
   s.validate("structure");
   const std::size_t n = s.size();
+  if (n_local_ > n_) throw Error("structure: " + std::to_string(n_local_) + " local atoms of " + std::to_string(n_));
   type_counts_.assign(type_names_.size(), 0);
   for (int t : s.types) ++type_counts_[t];
+  local_type_counts_.assign(type_names_.size(), 0);
+  for (int i = 0; i < n_local_; ++i) ++local_type_counts_[s.types[i]];
   x.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].x; }));
   y.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].y; }));
   z.assign(column<double>(n, [&](std::size_t i) { return s.positions[i].z; }));
@@ -62,7 +66,7 @@ AtomState::AtomState(Backend backend, const Structure& s)
 AtomsRef AtomState::ref() {
   return AtomsRef{n_, box_, x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), fx.data(), fy.data(),
                   fz.data(), type.data(), charge.empty() ? nullptr : charge.data(), type_mass.data(), ix.data(),
-                  iy.data(), iz.data(), id.data()};
+                  iy.data(), iz.data(), id.data(), n_local_};
 }
 
 Structure AtomState::to_structure() const {

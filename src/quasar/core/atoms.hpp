@@ -20,13 +20,17 @@ struct AtomsRef {
   const double* type_mass;    // per type
   int *ix, *iy, *iz;          // periodic image counters (unwrapped r = r + image * h)
   long* id;                   // id of the atom in the input (kept through spatial sorting)
+  int n_local = 0;            // atoms with id < n_local are centres; the rest are ghosts (see AtomState)
 };
 
 // Atom state in structure-of-arrays form on one backend. In a GPU run it lives on the device for
 // the whole run; the host sees it only through to_structure() at output steps.
 class AtomState {
  public:
-  AtomState(Backend backend, const Structure& s);
+  // n_local >= 0: only the first n_local atoms of s are centres whose energy counts; the others
+  // are ghosts (copies of atoms owned elsewhere, as LAMMPS gives them to a pair style) that only
+  // serve as neighbours and receive forces. Potentials that do not support ghosts ignore this.
+  AtomState(Backend backend, const Structure& s, int n_local = -1);
 
   Backend backend() const { return backend_; }
   int size() const { return n_; }
@@ -37,6 +41,8 @@ class AtomState {
   int num_types() const { return static_cast<int>(type_names_.size()); }
   // Atoms of each type (host copy: types never change, sorting only permutes them).
   const std::vector<int>& type_counts() const { return type_counts_; }
+  int n_local() const { return n_local_; }
+  const std::vector<int>& local_type_counts() const { return local_type_counts_; }
   bool has_charges() const { return !charge.empty(); }
   AtomsRef ref();
 
@@ -57,11 +63,11 @@ class AtomState {
 
  private:
   Backend backend_;
-  int n_;
+  int n_, n_local_;
   Box box_;
   std::vector<std::string> type_names_;
   std::vector<double> type_masses_host_;
-  std::vector<int> type_counts_;
+  std::vector<int> type_counts_, local_type_counts_;
   std::vector<long> file_ids_;  // ids as read, indexed by input order
 };
 

@@ -28,6 +28,8 @@ void fill_zero(void* dst, std::size_t bytes);
 void synchronize();
 // Bytes of device memory in use on the current GPU (0 without CUDA).
 std::size_t memory_in_use();
+// Makes GPU (local_rank mod the number of GPUs) current: one GPU per MPI rank of a node.
+void select_gpu(int local_rank);
 }  // namespace device
 
 }  // namespace quasar

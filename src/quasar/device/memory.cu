@@ -27,6 +27,11 @@ std::vector<std::string> gpu_descriptions() {
 }
 
 namespace device {
+void select_gpu(int local_rank) {
+  int n = 0;
+  QUASAR_CUDA_CHECK(cudaGetDeviceCount(&n));
+  if (n > 0) QUASAR_CUDA_CHECK(cudaSetDevice(local_rank % n));
+}
 void* allocate(std::size_t bytes) {
   void* p = nullptr;
   QUASAR_CUDA_CHECK(cudaMalloc(&p, bytes));

@@ -16,6 +16,7 @@ void copy_on_device(void*, const void*, std::size_t) { throw_no_cuda("device mem
 void fill_zero(void*, std::size_t) { throw_no_cuda("device memory"); }
 void synchronize() {}
 std::size_t memory_in_use() { return 0; }
+void select_gpu(int) {}
 }  // namespace device
 
 }  // namespace quasar

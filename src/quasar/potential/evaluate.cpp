@@ -35,8 +35,8 @@ Evaluation collect(const AtomState& atoms, const ForceOutput& out, bool per_atom
 }  // namespace
 
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
-                                     bool per_atom) {
-  AtomState atoms(backend, s);
+                                     bool per_atom, int n_local) {
+  AtomState atoms(backend, s, n_local);
   std::map<ListKind, double> cutoff;
   for (Potential* p : potentials) {
     double& rc = cutoff[p->list_kind(backend)];
@@ -61,8 +61,8 @@ std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, 
   return out;
 }
 
-Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom) {
-  return evaluate_all({&potential}, s, backend, per_atom).front();
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom, int n_local) {
+  return evaluate_all({&potential}, s, backend, per_atom, n_local).front();
 }
 
 }  // namespace quasar

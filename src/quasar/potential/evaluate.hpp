@@ -15,11 +15,12 @@ struct Evaluation {
   std::vector<Mat3> atom_virial;    // when per_atom
 };
 
-Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false);
+// n_local >= 0: atoms from n_local on are ghosts (AtomState), for potentials that support them.
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false, int n_local = -1);
 
 // Several potentials on one copy of the structure on the backend: one upload, one neighbour list
 // per list kind (with the largest cutoff of the potentials that use it).
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
-                                     bool per_atom = false);
+                                     bool per_atom = false, int n_local = -1);
 
 }  // namespace quasar

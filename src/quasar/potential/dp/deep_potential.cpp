@@ -71,7 +71,7 @@ void DeepPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const
     out.atom_virial.resize(9 * static_cast<std::size_t>(n));
   }
   std::vector<int> count(model_.ntypes(), 0);
-  for (std::size_t t = 0; t < model_type_.size(); ++t) count[model_type_[t]] += atoms.type_counts()[t];
+  for (std::size_t t = 0; t < model_type_.size(); ++t) count[model_type_[t]] += atoms.local_type_counts()[t];
   gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), count, out.totals.data(),
                 req.per_atom ? out.atom_energy.data() : nullptr, req.per_atom ? out.atom_virial.data() : nullptr);
 }
@@ -197,6 +197,7 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
   std::vector<double> fit_in, gD(static_cast<std::size_t>(M) * axis + model_.numb_fparam + model_.numb_aparam),
       ggr(static_cast<std::size_t>(M) * 4);
   for (int i = 0; i < a.n; ++i) {
+    if (a.id[i] >= a.n_local) continue;  // a ghost: neighbour only
     const int ti = model_type_[a.type[i]];
     environment(model_, a, list, model_type_, i, w.slots);
     descriptor(model_, tables_.get(), ti, w);

@@ -194,11 +194,11 @@ class Evaluator final : public GpuEvaluator::Impl {
     for (auto* b : {&fs_[0], &fs_[1], &fs_[2]}) grow(*b, nc * fit_width_);
   }
 
-  // Atoms ordered by model type (stable; the counts come from the host).
+  // Centres ordered by model type (stable; the counts come from the host), ghosts after them.
   void order_by_type(AtomsRef a, const int* model_type) {
     const int n = a.n;
     grow(order_, n);
-    if (m_.ntypes == 1) {
+    if (m_.ntypes == 1 && a.n_local == n) {
       if (order_size_ != n) {
         std::vector<int> id(n);
         std::iota(id.begin(), id.end(), 0);
@@ -207,6 +207,7 @@ class Evaluator final : public GpuEvaluator::Impl {
       }
       return;
     }
+    order_size_ = -1;
     grow(keys_, 2L * n);
     grow(idx_, n);
     type_keys(a, model_type, keys_.data(), idx_.data());
@@ -359,16 +360,16 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<S> fs_[3] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
 };
 
-__global__ void type_keys_kernel(AtomsRef a, const int* model_type, int* keys, int* idx) {
+__global__ void type_keys_kernel(AtomsRef a, const int* model_type, int ntypes, int* keys, int* idx) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
-  keys[i] = model_type[a.type[i]];
+  keys[i] = a.id[i] < a.n_local ? model_type[a.type[i]] : ntypes;  // ghosts after every centre
   idx[i] = i;
 }
 
 template <class S, class A>
 void Evaluator<S, A>::type_keys(AtomsRef a, const int* model_type, int* keys, int* idx) {
-  type_keys_kernel<<<blocks(a.n, kPost), kPost>>>(a, model_type, keys, idx);
+  type_keys_kernel<<<blocks(a.n, kPost), kPost>>>(a, model_type, m_.ntypes, keys, idx);
   QUASAR_LAUNCH_CHECK("dp type_keys_kernel");
 }
 
