@@ -6,7 +6,10 @@
 # and the command `bash bench/gpu-check.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON >/dev/null
+# QUASAR_GPU_PLUGIN=1: also the LAMMPS plugin, with the LAMMPS of scripts/lammps.sh in .gpu/lammps.
+plugin=()
+[ "${QUASAR_GPU_PLUGIN:-0}" = 1 ] && plugin=(-DQUASAR_LAMMPS_HEADERS="$(bash scripts/lammps.sh)/src")
+cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON "${plugin[@]}" >/dev/null
 cmake --build build-cuda -j2
 rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
 bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
@@ -16,6 +19,13 @@ if [ "${QUASAR_GPU_LAMMPS:-1}" = 1 ] && command -v lmp >/dev/null; then
   cp /usr/bin/lmp .gpu/bin/
   cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
   bins+=(/usr/bin/lmp)
+fi
+if [ "${QUASAR_GPU_PLUGIN:-0}" = 1 ]; then
+  lammps=$(bash scripts/lammps.sh)
+  mkdir -p .gpu/lammps
+  cp -r "$lammps/bin" "$lammps/lib" .gpu/lammps/
+  strip .gpu/lammps/bin/lmp .gpu/lammps/lib/liblammps.so.0 build-cuda/lammps/quasarplugin.so
+  bins+=(.gpu/lammps/bin/lmp build-cuda/lammps/quasarplugin.so)
 fi
 # Reference data the tests read (small files only).
 if [ -d ../shared/reference/deepmd ]; then

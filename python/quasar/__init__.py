@@ -118,9 +118,10 @@ class Potential:
 class Simulation:
     """MD (or FIRE minimisation) with Quasar's own loop, on the potential's device.
 
-    settings are the keys of the [md] table of an input file (integrator, timestep, temperature,
-    steps, thermostat settings, ...; see docs/user-guide.md); output= and neighbor= take the keys
-    of [output] and [neighbor]. Velocities are drawn at `temperature` unless given (Å/ps).
+    settings are the keys of the [md] table of an input file (integrator, timestep_fs,
+    temperature_K, seed, thermostat settings, ...; see docs/user-guide.md); output= and neighbor=
+    take the keys of [output] and [neighbor] (thermo lines on the screen only with
+    output={"thermo_screen": True}). Velocities are drawn at temperature_K unless given (Å/ps).
     """
 
     def __init__(self, potential: Potential, positions, symbols: Sequence[str], cell=None, pbc=None,
@@ -129,7 +130,8 @@ class Simulation:
         pos, c, p, syms = _structure(positions, symbols, cell, pbc)
         vel = np.zeros((0, 3)) if velocities is None else np.ascontiguousarray(velocities, dtype=np.float64)
         m = [] if masses is None else [float(x) for x in masses]
-        tables: dict[str, Any] = {"md": dict(settings), "output": {"progress": False, **(output or {})}}
+        tables: dict[str, Any] = {"md": dict(settings),
+                                  "output": {"progress": False, "thermo_screen": False, **(output or {})}}
         if neighbor:
             tables["neighbor"] = dict(neighbor)
         self._sim = _quasar.Simulation(potential._p, pos, c, p, syms, m, vel, to_toml(tables), os.fspath(base_dir))

@@ -108,3 +108,14 @@ def test_md_does_not_depend_on_the_decomposition(runs):
     assert np.abs(one[:, 4:7]).max() > 1.0  # the atoms moved
     for ranks in (2, 4):
         np.testing.assert_allclose(runs[ranks][4], one, atol=1e-8)
+
+
+def test_the_lammps_example_runs(tmp_path):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    cmd = ["mpirun", "-np", "2", str(Path(PREFIX, "bin", "lmp")), "-in", "in.silicon", "-var", "plugin", PLUGIN,
+           "-var", "steps", "100", "-log", str(tmp_path / "log.lammps"), "-screen", "none"]
+    r = subprocess.run(cmd, cwd=ROOT / "examples" / "lammps", env=env, capture_output=True, text=True, timeout=600)
+    log = (tmp_path / "log.lammps").read_text()
+    assert r.returncode == 0, r.stdout + r.stderr + log
+    assert "Loop time" in log and "quasar/dp" in log

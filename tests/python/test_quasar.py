@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,11 @@ def test_gpu_matches_cpu():
     assert gpu.energy == pytest.approx(cpu.energy, abs=1e-9)
     np.testing.assert_allclose(gpu.forces, cpu.forces, atol=1e-10)
     np.testing.assert_allclose(gpu.atom_virial, cpu.atom_virial, atol=1e-10)
+
+
+def test_the_python_example_runs():
+    pytest.importorskip("ase")
+    script = ROOT / "examples" / "python" / "silicon_ase.py"
+    out = subprocess.run([sys.executable, str(script)], check=True, capture_output=True, text=True, timeout=600).stdout
+    assert "relaxed: a = 5.38" in out, out  # the model's lattice constant
+    assert "Quasar Bussi NVT" in out, out

@@ -51,7 +51,7 @@ MdSettings md_settings_from_config(const ConfigTable& root, const std::filesyste
   }
   if (auto out = root.sub("output")) {
     out->allow_only({"thermo_every", "thermo_csv", "trajectory", "trajectory_format", "trajectory_every",
-                     "checkpoint", "checkpoint_every", "progress"});
+                     "checkpoint", "checkpoint_every", "progress", "thermo_screen"});
     OutputSettings& o = s.output;
     o.thermo_every = out->get_int("thermo_every", 100);
     if (o.thermo_every < 1) out->fail("thermo_every", "must be at least 1");
@@ -66,6 +66,7 @@ MdSettings md_settings_from_config(const ConfigTable& root, const std::filesyste
     o.checkpoint_every = out->get_int("checkpoint_every", 1000);
     if (o.checkpoint_every < 1) out->fail("checkpoint_every", "must be at least 1");
     o.progress = out->get_bool("progress", true);
+    o.thermo_screen = out->get_bool("thermo_screen", true);
   }
   if (auto nb = root.sub("neighbor")) {
     nb->allow_only({"skin", "sort_every"});

@@ -28,6 +28,7 @@ struct OutputSettings {
   std::string checkpoint;          // "" for none
   long checkpoint_every = 1000;
   bool progress = true;
+  bool thermo_screen = true;       // thermo lines on standard output (the CSV file is separate)
 };
 
 struct MdSettings {

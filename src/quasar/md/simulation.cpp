@@ -70,7 +70,7 @@ Thermo Simulation::thermo() {
   return t;
 }
 
-void Simulation::write_thermo(const Thermo& t) {
+void Simulation::print_thermo(const Thermo& t) {
   std::ostringstream line;
   line << std::setw(10) << t.step << std::fixed << std::setprecision(4) << std::setw(12) << t.time << std::setprecision(2)
        << std::setw(11) << t.temperature << std::setprecision(6) << std::setw(18) << t.potential << std::setw(18)
@@ -82,17 +82,20 @@ void Simulation::write_thermo(const Thermo& t) {
   header_printed_ = true;
   progress_clear_line();
   std::cout << line.str() << std::endl;
-  if (!settings_.output.thermo_csv.empty()) {
-    if (!csv_.is_open()) {
-      const bool append = !settings_.restart.empty() && std::filesystem::exists(settings_.output.thermo_csv);
-      csv_.open(settings_.output.thermo_csv, append ? std::ios::app : std::ios::trunc);
-      if (!csv_) throw Error("cannot write " + settings_.output.thermo_csv);
-      if (!append) csv_ << "step,time_ps,temp_K,ke_eV,pe_eV,etot_eV,press_bar,vol_A3,conserved_eV\n";
-    }
-    csv_ << std::setprecision(12) << t.step << "," << t.time << "," << t.temperature << "," << t.kinetic << ","
-         << t.potential << "," << t.total << "," << t.pressure << "," << t.volume << "," << t.conserved << "\n";
-    csv_.flush();
+}
+
+void Simulation::write_thermo(const Thermo& t) {
+  if (settings_.output.thermo_screen) print_thermo(t);
+  if (settings_.output.thermo_csv.empty()) return;
+  if (!csv_.is_open()) {
+    const bool append = !settings_.restart.empty() && std::filesystem::exists(settings_.output.thermo_csv);
+    csv_.open(settings_.output.thermo_csv, append ? std::ios::app : std::ios::trunc);
+    if (!csv_) throw Error("cannot write " + settings_.output.thermo_csv);
+    if (!append) csv_ << "step,time_ps,temp_K,ke_eV,pe_eV,etot_eV,press_bar,vol_A3,conserved_eV\n";
   }
+  csv_ << std::setprecision(12) << t.step << "," << t.time << "," << t.temperature << "," << t.kinetic << ","
+       << t.potential << "," << t.total << "," << t.pressure << "," << t.volume << "," << t.conserved << "\n";
+  csv_.flush();
 }
 
 void Simulation::write_frame() {

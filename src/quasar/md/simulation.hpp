@@ -48,6 +48,7 @@ class Simulation {
 
  private:
   void compute_forces(bool energy);
+  void print_thermo(const Thermo& t);
   void write_thermo(const Thermo& t);
   void write_frame();
 
