@@ -135,6 +135,7 @@ class Simulation:
         if neighbor:
             tables["neighbor"] = dict(neighbor)
         self._sim = _quasar.Simulation(potential._p, pos, c, p, syms, m, vel, to_toml(tables), os.fspath(base_dir))
+        self._minimize = settings.get("integrator") == "minimize"
 
     @property
     def step(self) -> int:
@@ -142,6 +143,8 @@ class Simulation:
 
     def run(self, steps: int, observer: Optional[Callable[["Simulation"], Any]] = None, every: int = 1) -> None:
         """Advances `steps` steps; observer(self) is called every `every` steps (and at the end)."""
+        if self._minimize:
+            raise ValueError("this simulation was set up with integrator='minimize': call minimize()")
         if observer is None:
             self._sim.run_to(self.step + steps)
             return
@@ -149,6 +152,12 @@ class Simulation:
         while self.step < last:
             self._sim.run_to(min(last, self.step + every))
             observer(self)
+
+    def minimize(self) -> None:
+        """FIRE minimisation as set up (integrator="minimize", fmax, max_move, relax_cell, pressure_bar, steps)."""
+        if not self._minimize:
+            raise ValueError("minimize() needs integrator='minimize' in the settings")
+        self._sim.run_settings()
 
     def thermo(self) -> dict[str, Any]:
         """step, time (ps), temperature (K), kinetic/potential/total/conserved_energy (eV), pressure (bar),

@@ -26,7 +26,7 @@ using namespace nb::literals;
 
 namespace quasar::python {
 
-using Positions = nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
+using Positions = nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;  // also velocities
 using Cell = nb::ndarray<const double, nb::shape<3, 3>, nb::c_contig, nb::device::cpu>;
 using Pbc = std::array<bool, 3>;
 
@@ -124,7 +124,7 @@ PyPotential from_toml(const std::string& text, const std::string& base_dir, cons
 class PySimulation {
  public:
   PySimulation(PyPotential& p, Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols,
-               const std::vector<double>& masses, nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu> velocities,
+               const std::vector<double>& masses, Positions velocities,
                const std::string& settings_toml, const std::string& base_dir) {
     Structure s = make_structure(positions, cell, pbc, symbols, masses);
     if (velocities.shape(0) != 0) {
@@ -139,6 +139,10 @@ class PySimulation {
   void run_to(long last) {
     nb::gil_scoped_release release;
     sim_->run_to(last);
+  }
+  void run_settings() {
+    nb::gil_scoped_release release;
+    sim_->run();
   }
   long step() const { return sim_->step(); }
   nb::dict thermo() {
@@ -187,11 +191,11 @@ NB_MODULE(_quasar, m) {
       .def_prop_ro("device", [](const PyPotential& p) { return std::string(quasar::backend_name(p.backend)); });
   nb::class_<PySimulation>(m, "Simulation")
       .def(nb::init<PyPotential&, Positions, Cell, Pbc, const std::vector<std::string>&, const std::vector<double>&,
-                    nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>, const std::string&,
-                    const std::string&>(),
+                    Positions, const std::string&, const std::string&>(),
            "potential"_a, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "masses"_a, "velocities"_a, "settings"_a,
            "base_dir"_a)
       .def("run_to", &PySimulation::run_to, "last"_a)
+      .def("run_settings", &PySimulation::run_settings)
       .def_prop_ro("step", &PySimulation::step)
       .def("thermo", &PySimulation::thermo)
       .def("state", &PySimulation::state);

@@ -186,6 +186,17 @@ def test_simulation_with_an_observer():
     np.testing.assert_array_equal(again.positions, sim.positions)
 
 
+def test_simulation_minimises():
+    pot = quasar.Potential(SILICON, device="cpu")
+    pos, symbols, cell = diamond(n=1, shake=0.1)
+    sim = quasar.Simulation(pot, pos, symbols, cell, integrator="minimize", fmax=1e-4, steps=2000)
+    with pytest.raises(ValueError, match="minimize"):
+        sim.run(10)
+    sim.minimize()
+    r = pot.compute(sim.positions, symbols, cell=cell)
+    assert np.abs(r.forces).max() < 1e-4
+
+
 @pytest.mark.skipif(not quasar.cuda_available(), reason="no usable GPU")
 def test_gpu_matches_cpu():
     pos, symbols, cell = diamond(n=3)
