@@ -1,6 +1,7 @@
 /* Pair style quasar/dp: Deep Potential models (DeePMD-kit .dp/.yaml) evaluated by Quasar, on the
    GPU when one is usable. Loaded with `plugin load quasarplugin.so`, or built into LAMMPS by
-   copying this file and pair_quasar_dp.cpp into its src/ folder (then linking libquasar). */
+   copying this file and pair_quasar_dp.cpp into its src/ folder and linking libquasar (the only
+   Quasar header they include, quasar/potential/ghost_evaluator.hpp, is C++11). */
 #ifdef PAIR_CLASS
 // clang-format off
 PairStyle(quasar/dp,PairQuasarDP);
@@ -13,6 +14,10 @@ PairStyle(quasar/dp,PairQuasarDP);
 #include <memory>
 
 #include "pair.h"
+
+namespace quasar {
+class GhostEvaluator;
+}
 
 namespace LAMMPS_NS {
 
@@ -27,8 +32,7 @@ class PairQuasarDP : public Pair {
   double init_one(int, int) override;
 
  private:
-  struct Engine;  // Quasar's objects; their headers stay out of LAMMPS's
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<quasar::GhostEvaluator> engine;
   void allocate();
 };
 

@@ -1,0 +1,110 @@
+#include "quasar/potential/ghost_evaluator.hpp"
+
+#include "quasar/core/atoms.hpp"
+#include "quasar/core/error.hpp"
+#include "quasar/device/backend.hpp"
+#include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/potential/registry.hpp"
+
+namespace quasar {
+
+// The atoms live in an open box with room to move until the next re-neighbouring; Quasar's own
+// Verlet list over local and ghost atoms stands in for the code's list. Atom i stays the code's
+// atom i (no spatial sorting).
+struct GhostEvaluator::Impl {
+  std::unique_ptr<Potential> potential;
+  Backend backend = Backend::Cpu;
+  std::vector<std::string> type_names;
+  Structure structure;
+  std::unique_ptr<AtomState> atoms;
+  std::unique_ptr<NeighborList> list;
+  std::unique_ptr<ForceOutput> out;
+
+  void load(double* const* x, const int* type, int nlocal, int nall, bool rebuild) {
+    Structure& s = structure;
+    if (rebuild || !atoms || static_cast<int>(s.size()) != nall || atoms->n_local() != nlocal) {
+      s = Structure();
+      for (const std::string& name : type_names) s.type_index(name);
+      for (double& m : s.type_masses)
+        if (m == 0) m = 1.0;  // masses do not enter the potential
+      s.positions.resize(nall);
+      s.types.resize(nall);
+      for (int i = 0; i < nall; ++i) {
+        s.positions[i] = {x[i][0], x[i][1], x[i][2]};
+        s.types[i] = type[i] - 1;
+      }
+      s.box = Box::enclosing(s.positions, 2 * potential->cutoff() + 10.0);
+      atoms = std::make_unique<AtomState>(backend, s, nlocal);
+      NeighborSettings ns;
+      ns.cutoff = potential->cutoff();
+      ns.skin = 1.0;
+      ns.kind = potential->list_kind(backend);
+      ns.sort_every = 0;
+      list = std::make_unique<NeighborList>(backend, ns);
+      potential->bind_types(atoms->type_names());
+      list->build(*atoms);
+      return;
+    }
+    for (int i = 0; i < nall; ++i) s.positions[i] = {x[i][0], x[i][1], x[i][2]};
+    atoms->load_positions(s);
+    list->update(*atoms);
+  }
+};
+
+GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision,
+                               int local_rank)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->backend = parse_backend(device);
+  if (impl_->backend == Backend::Cuda) device::select_gpu(local_rank);
+  impl_->potential = load_model(model);
+  if (impl_->potential->name() != "deepmd") throw Error(model + " is not a Deep Potential model");
+  set_model_precision(*impl_->potential, precision);
+  impl_->out = std::make_unique<ForceOutput>(impl_->backend);
+}
+
+GhostEvaluator::~GhostEvaluator() = default;
+
+double GhostEvaluator::cutoff() const { return impl_->potential->cutoff(); }
+bool GhostEvaluator::on_gpu() const { return impl_->backend == Backend::Cuda; }
+
+void GhostEvaluator::set_type_names(const std::vector<std::string>& names) {
+  impl_->potential->bind_types(names);  // throws naming a type the model does not know
+  impl_->type_names = names;
+  impl_->atoms.reset();
+}
+
+void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int nall, bool rebuild, double* const* f,
+                             double* energy, double* virial, double* atom_energy, double* const* atom_virial) {
+  Impl& m = *impl_;
+  m.load(x, type, nlocal, nall, rebuild);
+  const bool per_atom = atom_energy || atom_virial;
+  m.potential->compute(*m.atoms, m.list->ref(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
+  const auto fx = m.atoms->fx.to_vector(), fy = m.atoms->fy.to_vector(), fz = m.atoms->fz.to_vector();
+  for (int i = 0; i < nall; ++i) {
+    f[i][0] += fx[i];
+    f[i][1] += fy[i];
+    f[i][2] += fz[i];
+  }
+  if (energy || virial) {
+    const auto t = m.out->totals.to_vector();  // energy, then the virial by rows
+    if (energy) *energy += t[0];
+    if (virial) {
+      const int voigt[6] = {1, 5, 9, 2, 3, 6};  // xx yy zz xy xz yz
+      for (int k = 0; k < 6; ++k) virial[k] += t[voigt[k]];
+    }
+  }
+  if (atom_energy) {
+    const auto e = m.out->atom_energy.to_vector();
+    for (int i = 0; i < nlocal; ++i) atom_energy[i] += e[i];
+  }
+  if (atom_virial) {
+    // Quasar: component-major [(3a + b) n + i]; here xx yy zz xy xz yz per atom.
+    const auto w = m.out->atom_virial.to_vector();
+    const std::size_t n = nall;
+    const int component[6] = {0, 4, 8, 1, 2, 5};
+    for (int i = 0; i < nall; ++i)
+      for (int k = 0; k < 6; ++k) atom_virial[i][k] += w[component[k] * n + i];
+  }
+}
+
+}  // namespace quasar

@@ -1,0 +1,34 @@
+#pragma once
+// A model evaluated for the local atoms of a domain-decomposed MD code, with the ghost atoms it
+// provides as neighbours (LAMMPS's pair styles: lammps/pair_quasar_dp.cpp). This header is C++11
+// and includes nothing of Quasar's, so that it compiles inside LAMMPS whatever its C++ standard.
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quasar {
+
+class GhostEvaluator {
+ public:
+  // model: a Deep Potential (.dp, .yaml); device: auto, cpu or cuda (then GPU local_rank mod the
+  // node's GPUs); precision: double, mixed32 or mixed16. Throws std::runtime_error with the reason.
+  GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision, int local_rank);
+  ~GhostEvaluator();
+  double cutoff() const;
+  bool on_gpu() const;
+  // The model type name of each of the code's atom types (type 1 first).
+  void set_type_names(const std::vector<std::string>& names);
+
+  // Atoms [0, nlocal) are centres, [nlocal, nall) ghosts; types are 1-based. `rebuild`: the set of
+  // ghosts changed (a re-neighbouring). Adds forces to f (of every atom, ghosts included) and,
+  // where the pointers are not null, the energy, the virial (xx yy zz xy xz yz), per-atom energies
+  // (local atoms) and per-atom virials (every atom, same order).
+  void compute(double* const* x, const int* type, int nlocal, int nall, bool rebuild, double* const* f,
+               double* energy, double* virial, double* atom_energy, double* const* atom_virial);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quasar
