@@ -3,15 +3,16 @@
 
 usage: make-dft-data.py WORKDIR [--np 2] [--quasar build/quasar --data examples/silicon/dft]
 
-Builds 121 reproducible configurations (fixed seed): the 8-atom diamond cell under 13 volume
+Builds 221 reproducible configurations (fixed seeds): the 8-atom diamond cell under 13 volume
 strains, 80 more with shear strains and thermal displacements (about 300 K to 1500 K), 20 16-atom
-cells, 4 with a vacancy in 63 atoms, and 4 liquid snapshots of 64 atoms from Stillinger-Weber MD
-at 2500 K (Debian's LAMMPS and Si.sw). LDA, 18 Ry, Marzari-Vanderbilt smearing 0.02 Ry; k-points:
-4x4x4 and 3x3x3 for 8 atoms, 2x3x3 for 16, one shifted point (1x1x1, offset) for 63-64. About 40
-minutes with two MPI processes. Runs pw.x on each (skipping finished ones, so it can be resumed) and writes the pw.x
-outputs to WORKDIR/out/; with --quasar, `quasar convert` turns them into DATA/train.xyz and
-DATA/valid.xyz (every eighth configuration), and DATA/eos.xyz (the 13 volumes of the perfect
-crystal, for the equation of state). Standard library only.
+cells, 4 with a vacancy in 63 atoms, 4 liquid snapshots of 64 atoms from Stillinger-Weber MD at
+2500 K (Debian's LAMMPS and Si.sw), and 100 more 8-atom cells with larger strains and displacements.
+LDA, 18 Ry, Marzari-Vanderbilt smearing 0.02 Ry; k-points: 4x4x4 and 3x3x3 for 8 atoms, 2x3x3 for
+16, one shifted point (1x1x1, offset) for 63-64. About 50 minutes with two MPI processes. Runs pw.x
+on each (skipping finished ones, so it can be resumed) and writes the pw.x outputs to WORKDIR/out/;
+with --quasar, `quasar convert` turns them into DATA/train.xyz and DATA/valid.xyz (every eighth
+configuration), and DATA/eos.xyz (the 13 volumes of the perfect crystal, for the equation of
+state). Standard library only.
 """
 import argparse
 import math
@@ -108,6 +109,13 @@ def configurations(work):
         confs.append(("vacancy", cell, shaken(pos, rng.uniform(0.03, 0.12), rng), (1, 1, 1, 1)))
     for cell, pos in liquid_snapshots(work, 4, 4928):
         confs.append(("liquid", cell, pos, (1, 1, 1, 1)))
+    # More 8-atom cells from a stream of their own (the configurations above stay as they were):
+    # strains up to 5% and displacements up to 0.25 Å (hot, strongly distorted crystal).
+    more = random.Random(20261123)
+    for k in range(100):
+        cell, pos = diamond(1, 1, 1)
+        cell, pos = strained(cell, pos, random_strain(more, 0.05))
+        confs.append(("crystal8", cell, shaken(pos, more.uniform(0.04, 0.25), more), (3, 3, 3)))
     return confs
 
 
