@@ -15,9 +15,10 @@ rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
 bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
 strip "${bins[@]}"  # the carry to the device is limited to 64 MB
 # QUASAR_GPU_LAMMPS=0 leaves LAMMPS out (its libraries are most of the carry).
+# The EAM files the tests read (small), with or without LAMMPS.
+cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
 if [ "${QUASAR_GPU_LAMMPS:-1}" = 1 ] && command -v lmp >/dev/null; then
   cp /usr/bin/lmp .gpu/bin/
-  cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
   bins+=(/usr/bin/lmp)
 fi
 if [ "${QUASAR_GPU_PLUGIN:-0}" = 1 ]; then
