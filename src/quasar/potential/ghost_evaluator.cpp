@@ -15,15 +15,14 @@ struct GhostEvaluator::Impl {
   std::unique_ptr<Potential> potential;
   Backend backend = Backend::Cpu;
   std::vector<std::string> type_names;
-  Structure structure;
+  std::vector<double> column;  // one coordinate of every atom, for uploads
   std::unique_ptr<AtomState> atoms;
   std::unique_ptr<NeighborList> list;
   std::unique_ptr<ForceOutput> out;
 
   void load(double* const* x, const int* type, int nlocal, int nall, bool rebuild) {
-    Structure& s = structure;
-    if (rebuild || !atoms || static_cast<int>(s.size()) != nall || atoms->n_local() != nlocal) {
-      s = Structure();
+    if (rebuild || !atoms || atoms->size() != nall || atoms->n_local() != nlocal) {
+      Structure s;
       for (const std::string& name : type_names) s.type_index(name);
       for (double& m : s.type_masses)
         if (m == 0) m = 1.0;  // masses do not enter the potential
@@ -45,8 +44,13 @@ struct GhostEvaluator::Impl {
       list->build(*atoms);
       return;
     }
-    for (int i = 0; i < nall; ++i) s.positions[i] = {x[i][0], x[i][1], x[i][2]};
-    atoms->load_positions(s);
+    // Same atoms in the same order (nothing sorts them): new positions straight into the arrays.
+    column.resize(nall);
+    Array<double>* xyz[3] = {&atoms->x, &atoms->y, &atoms->z};
+    for (int k = 0; k < 3; ++k) {
+      for (int i = 0; i < nall; ++i) column[i] = x[i][k];
+      xyz[k]->upload(column.data(), nall);
+    }
     list->update(*atoms);
   }
 };
