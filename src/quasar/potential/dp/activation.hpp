@@ -63,6 +63,18 @@ QUASAR_HD T activate_derivative(Activation a, T x) {
   return one;
 }
 
+// act and act' at x together (tanh once for both).
+template <class T>
+QUASAR_HD void activate_both(Activation a, T x, T& y, T& dy) {
+  if (a == Activation::Tanh) {
+    y = tanh(x);
+    dy = T(1) - y * y;
+  } else {
+    y = activate(a, x);
+    dy = activate_derivative(a, x);
+  }
+}
+
 // d2 act / dx2, for the tabulated embedding (analytic for tanh, a central difference otherwise).
 QUASAR_HD double activate_second_derivative(Activation a, double x) {
   if (a == Activation::Tanh) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "quasar/device/array.hpp"
+#include "quasar/potential/dp/dp_embed_net.cuh"
 #include "quasar/potential/dp/dp_kernels.cuh"
 
 namespace quasar::dp {
@@ -25,13 +26,14 @@ class DeviceNets {
  public:
   void add(const Network& n) { host_.push_back(&n); }
   void upload() {
-    std::vector<S> ws;
+    std::vector<S> ws, wp;
     std::vector<A> wa;
-    std::vector<std::vector<std::array<long, 4>>> off;  // w, wa, b, idt (-1 none)
+    std::vector<std::vector<std::array<long, 5>>> off;  // w, wa, b, idt (-1 none), wp
     for (const Network* n : host_) {
       auto& o = off.emplace_back();
       for (const Layer& L : n->layers) {
-        std::array<long, 4> k{static_cast<long>(ws.size()), static_cast<long>(wa.size()), 0, -1};
+        std::array<long, 5> k{static_cast<long>(ws.size()), static_cast<long>(wa.size()), 0, -1,
+                              static_cast<long>(wp.size())};
         for (double v : L.w) ws.push_back(to<S>(v));
         wa.insert(wa.end(), L.w.begin(), L.w.end());
         k[2] = static_cast<long>(wa.size());
@@ -40,11 +42,16 @@ class DeviceNets {
           k[3] = static_cast<long>(wa.size());
           wa.insert(wa.end(), L.idt.begin(), L.idt.end());
         }
+        const int kp = round_up(L.in, 8), np = round_up(L.out, 8);
+        wp.resize(wp.size() + static_cast<std::size_t>(kp) * np, to<S>(0.0));
+        for (int i = 0; i < L.in; ++i)
+          for (int j = 0; j < L.out; ++j) wp[k[4] + static_cast<long>(i) * np + j] = to<S>(L.w[i * L.out + j]);
         o.push_back(k);
       }
     }
     ws_.assign(ws);
     wa_.assign(wa);
+    wp_.assign(wp);
     nets_.clear();
     for (std::size_t k = 0; k < host_.size(); ++k) {
       NetRef<S, A> r;
@@ -52,7 +59,7 @@ class DeviceNets {
         const Layer& L = host_[k]->layers[l];
         const auto& o = off[k][l];
         r.layers.push_back({L.in, L.out, L.residual(), L.act, ws_.data() + o[0], wa_.data() + o[1], wa_.data() + o[2],
-                            o[3] >= 0 ? wa_.data() + o[3] : nullptr});
+                            o[3] >= 0 ? wa_.data() + o[3] : nullptr, wp_.data() + o[4], round_up(L.out, 8)});
       }
       nets_.push_back(r);
     }
@@ -62,7 +69,7 @@ class DeviceNets {
  private:
   std::vector<const Network*> host_;
   std::vector<NetRef<S, A>> nets_;
-  Array<S> ws_{Backend::Cuda};
+  Array<S> ws_{Backend::Cuda}, wp_{Backend::Cuda};
   Array<A> wa_{Backend::Cuda};
 };
 
@@ -131,6 +138,7 @@ class Evaluator final : public GpuEvaluator::Impl {
       table_.coef = coef_.data();
       pad_.assign(padding_sums(model, *tables));
     }
+    fused_ = !compressed_ && fused_net_fits(de);
     cublas_check(cublasCreate(&cublas_), "cublasCreate");
     chunk = chunk_atoms > 0 ? chunk_atoms : std::max(256L, static_cast<long>(work_bytes / bytes_per_atom()));
     work = chunk * bytes_per_atom();
@@ -168,9 +176,11 @@ class Evaluator final : public GpuEvaluator::Impl {
     const double rows = m_.nnei, emb_rows = max_sel_;
     double b = rows * (sizeof(int) + 3 * sizeof(double) + 4 * sizeof(A));  // environment
     if (!compressed_) {
-      b += rows * 2.0 * m_.m * sizeof(A);                    // G, dG
-      b += emb_rows * 2.0 * 2 * emb_width_ * sizeof(S);      // layer ping-pong
-      if (!std::is_same_v<S, A>) b += emb_rows * 2.0 * emb_width_ * sizeof(A);  // GEMM output
+      b += rows * 2.0 * m_.m * sizeof(A);  // G, dG
+      if (!fused_) {
+        b += emb_rows * 2.0 * 2 * emb_width_ * sizeof(S);                         // layer ping-pong
+        if (!std::is_same_v<S, A>) b += emb_rows * 2.0 * emb_width_ * sizeof(A);  // GEMM output
+      }
     }
     b += 4.0 * m_.m * sizeof(A) + (fit_outputs_ + 3.0 * fit_width_) * sizeof(A) + 3.0 * fit_width_ * sizeof(S);
     return b;
@@ -182,8 +192,8 @@ class Evaluator final : public GpuEvaluator::Impl {
     grow(filled_, nc * m_.ntypes);
     grow(disp_, 3 * rows);
     grow(rhat_, 4 * rows);
-    if (!compressed_) {
-      grow(gf_, 2 * rows * m_.m);
+    if (!compressed_) grow(gf_, 2 * rows * m_.m);
+    if (!compressed_ && !fused_) {
       grow(es_[0], 2 * emb_rows * emb_width_);
       grow(es_[1], 2 * emb_rows * emb_width_);
       if (!std::is_same_v<S, A>) grow(ez_, 2 * emb_rows * emb_width_);
@@ -261,6 +271,20 @@ class Evaluator final : public GpuEvaluator::Impl {
       const int last = static_cast<int>(net.layers.size()) - 1;
       A* out_final = gf_.data() + 2L * c.nc * m_.sec[t] * m_.m;
       const A* rh = rhat_.data() + 4L * c.nc * m_.sec[t];
+      if constexpr (std::is_same_v<S, A>) {
+        if (fused_) {
+          EmbedNetRef<A> ref;
+          ref.layers = last + 1;
+          ref.ld[0] = net_ld_[0];
+          ref.ld[1] = net_ld_[1];
+          for (int l = 0; l <= last; ++l) ref.layer[l] = net.layers[l];
+          const std::size_t shm = embed_net_shared_bytes<A>(net_ld_);
+          allow_shared(embed_net_kernel<A>, shm);
+          embed_net_kernel<A><<<blocks(R, kNetRows), 32 * kNetWarps, shm>>>(R, ref, rh, out_final);
+          QUASAR_LAUNCH_CHECK("dp embed_net_kernel");
+          continue;
+        }
+      }
       if (last == 0) {
         embed_first_kernel<<<blocks(R * net.layers[0].out, kPost), kPost>>>(R, net.layers[0], rh, out_final);
         continue;
@@ -282,6 +306,25 @@ class Evaluator final : public GpuEvaluator::Impl {
         QUASAR_LAUNCH_CHECK("dp embed_post_kernel");
       }
     }
+  }
+
+  // Whether every embedding net can run as one fused kernel (double or mixed32, on compute
+  // capability 9.0 or later: two or more layers, the hidden ones narrow enough for shared
+  // memory); sets net_ld_. mixed16 keeps the layer-by-layer half-precision GEMMs.
+  bool fused_net_fits(const SeE2A& de) {
+    if (!std::is_same_v<S, A>) return false;
+    int major = 0, dev = 0;
+    QUASAR_CUDA_CHECK(cudaGetDevice(&dev));
+    QUASAR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    if (major < 9) return false;
+    int hidden[2] = {1, 1};  // widest hidden layer of even and odd index
+    for (const Network& n : de.embeddings) {
+      const int layers = static_cast<int>(n.layers.size());
+      if (layers < 2 || layers > kNetMaxLayers || n.layers[0].in != 1) return false;
+      for (int l = 0; l + 1 < layers; ++l) hidden[l % 2] = std::max(hidden[l % 2], n.layers[l].out);
+    }
+    for (int p = 0; p < 2; ++p) net_ld_[p] = net_stride(hidden[p]);
+    return embed_net_shared_bytes<A>(net_ld_) <= kNetMaxShared;
   }
 
   // Fitting net forward and backward; returns dE/d(fitting input) (nc x fit_in).
@@ -342,7 +385,8 @@ class Evaluator final : public GpuEvaluator::Impl {
 
   GpuModel m_;
   DeviceNets<S, A> emb_, fit_;
-  bool compressed_ = false;
+  bool compressed_ = false, fused_ = false;
+  int net_ld_[2] = {0, 0};
   TableSource<A> table_{};
   Array<A> coef_{Backend::Cuda};
   Array<double> davg_{Backend::Cuda}, dstd_{Backend::Cuda}, extra_{Backend::Cuda};

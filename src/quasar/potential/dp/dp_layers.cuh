@@ -67,6 +67,8 @@ struct LayerRef {
   const A* wa = nullptr;   // the same weights in A (element-wise first/last layers)
   const A* b = nullptr;
   const A* idt = nullptr;  // or null
+  const S* wp = nullptr;   // w zero-padded to [in rounded to 8][np], for the fused embedding net
+  int np = 0;              // out rounded up to 8
 };
 
 // Column of the input a residual layer adds to output o.
