@@ -2,11 +2,11 @@
 // A whole embedding net in one kernel: each block takes kNetRows neighbours, evaluates the first
 // layer element-wise from s = R_hat[0], then every further layer as a tensor-core product
 // (mma m16n8k8: FP64 for double, sm_90; three TF32 products for float, about as accurate as FP32)
-// of the activations held in shared memory, with bias,
-// activation, timestep and residual applied to the accumulators in registers. Forward mode as the
-// layer-by-layer path: value and d/ds rows share each weight fragment, and the derivative uses
-// act' at the same pre-activation. Only G and dG/ds of the last layer reach device memory; the
-// layer-by-layer path moves every hidden layer through it twice (GEMM output, then activation).
+// of the activations held in shared memory, with bias, activation, timestep and residual applied
+// to the accumulators in registers. Forward mode as the layer-by-layer path: value and d/ds rows
+// share each weight fragment, and the derivative uses act' at the same pre-activation. Only G and
+// dG/ds of the last layer reach device memory; the layer-by-layer path moves every hidden layer
+// through it twice (GEMM output, then activation).
 #include "quasar/potential/dp/dp_layers.cuh"
 
 namespace quasar::dp {
@@ -52,7 +52,7 @@ __device__ inline void mma_16x8x8(double (&d)[4], const double (&a)[4], double b
 }
 
 // The same tile in float as three TF32 products (a_hi b_hi + a_hi b_lo + a_lo b_hi, float
-// accumulation): the operands keep 21 of their 24 bits, close to an FP32 product.
+// accumulation): hi + lo carry 22 of each operand's 24 bits, close to an FP32 product.
 __device__ inline unsigned to_tf32(float x) {
   unsigned r = __float_as_uint(x);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
