@@ -37,5 +37,17 @@ if [ -d ../shared/reference/deepmd ]; then
   cp ../shared/reference/deepmd/bench/water-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
+# QUASAR_GPU_PYTHON=1: what `pip install .` needs there beyond the machine's Python (3.12 with numpy,
+# scipy, pytest): the build backends and ASE as wheels, and toml++ (headers, library, CMake file).
+if [ "${QUASAR_GPU_PYTHON:-0}" = 1 ]; then
+  pip=${XDG_CACHE_HOME:-$HOME/.cache}/quasar/python/bin/pip  # scripts/python.sh made it
+  "$pip" download -q --no-deps --only-binary=:all: --python-version 3.12 -d .gpu/py/wheels \
+    scikit-build-core nanobind pathspec 'ase>=3.23'
+  lib=.gpu/py/prefix/lib/x86_64-linux-gnu
+  mkdir -p .gpu/py/prefix/include "$lib/cmake"
+  cp -r /usr/include/toml++ .gpu/py/prefix/include/
+  cp -P /usr/lib/x86_64-linux-gnu/libtomlplusplus.so* "$lib/"
+  cp -r /usr/lib/x86_64-linux-gnu/cmake/tomlplusplus "$lib/cmake/"
+fi
 ../shared/tools/collect-libs .gpu/lib "${bins[@]}"
 du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/carry: /'

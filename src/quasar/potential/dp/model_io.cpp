@@ -2,12 +2,13 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/model.hpp"
@@ -169,10 +170,14 @@ nlohmann::json read_dp_h5(const std::string& path) {
   } catch (const std::exception& e) {
     throw InputError(path, 0, std::string("the 'json' attribute is not JSON: ") + e.what());
   }
-  // Put every dataset back where its path stands.
-  const std::regex dataset_path("^/variable_[0-9]+$");
+  // Put every dataset back where its path ("/variable_<digits>") stands.
+  auto is_dataset_path = [](const std::string& s) {
+    const std::string prefix = "/variable_";
+    return s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
+           std::all_of(s.begin() + prefix.size(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  };
   std::function<void(nlohmann::json&)> fill = [&](nlohmann::json& j) {
-    if (j.is_string() && std::regex_match(j.get<std::string>(), dataset_path)) {
+    if (j.is_string() && is_dataset_path(j.get<std::string>())) {
       const std::string name = j.get<std::string>();
       H5 ds(H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose);
       if (ds.id < 0) throw InputError(path, 0, "dataset " + name + " named in the model is missing");
