@@ -56,6 +56,12 @@ class Array {
     if (on_device()) device::copy_to_device(ptr_ + offset, src, n * sizeof(T));
     else std::memcpy(static_cast<void*>(ptr_ + offset), src, n * sizeof(T));
   }
+  // Elements [offset, offset + n) into dst (host memory).
+  void download(T* dst, std::size_t n, std::size_t offset = 0) const {
+    if (!n) return;
+    if (on_device()) device::copy_to_host(dst, ptr_ + offset, n * sizeof(T));
+    else std::copy(ptr_ + offset, ptr_ + offset + n, dst);
+  }
   std::vector<T> to_vector() const {
     std::vector<T> v(size_);
     if (!size_) return v;

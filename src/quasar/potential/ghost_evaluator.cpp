@@ -15,7 +15,7 @@ struct GhostEvaluator::Impl {
   std::unique_ptr<Potential> potential;
   Backend backend = Backend::Cpu;
   std::vector<std::string> type_names;
-  std::vector<double> column;  // one coordinate of every atom, for uploads
+  std::vector<double> column;  // host scratch: one coordinate or result column, reused every step
   std::unique_ptr<AtomState> atoms;
   std::unique_ptr<NeighborList> list;
   std::unique_ptr<ForceOutput> out;
@@ -83,14 +83,16 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
   m.load(x, type, nlocal, nall, rebuild);
   const bool per_atom = atom_energy || atom_virial;
   m.potential->compute(*m.atoms, m.list->ref(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
-  const auto fx = m.atoms->fx.to_vector(), fy = m.atoms->fy.to_vector(), fz = m.atoms->fz.to_vector();
-  for (int i = 0; i < nall; ++i) {
-    f[i][0] += fx[i];
-    f[i][1] += fy[i];
-    f[i][2] += fz[i];
+  std::vector<double>& c = m.column;
+  c.resize(nall);
+  const Array<double>* force[3] = {&m.atoms->fx, &m.atoms->fy, &m.atoms->fz};
+  for (int k = 0; k < 3; ++k) {
+    force[k]->download(c.data(), nall);
+    for (int i = 0; i < nall; ++i) f[i][k] += c[i];
   }
   if (energy || virial) {
-    const auto t = m.out->totals.to_vector();  // energy, then the virial by rows
+    double t[ForceOutput::kTotals];  // energy, then the virial by rows
+    m.out->totals.download(t, ForceOutput::kTotals);
     if (energy) *energy += t[0];
     if (virial) {
       const int voigt[6] = {1, 5, 9, 2, 3, 6};  // xx yy zz xy xz yz
@@ -98,16 +100,16 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
     }
   }
   if (atom_energy) {
-    const auto e = m.out->atom_energy.to_vector();
-    for (int i = 0; i < nlocal; ++i) atom_energy[i] += e[i];
+    m.out->atom_energy.download(c.data(), nlocal);
+    for (int i = 0; i < nlocal; ++i) atom_energy[i] += c[i];
   }
   if (atom_virial) {
     // Quasar: component-major [(3a + b) n + i]; here xx yy zz xy xz yz per atom.
-    const auto w = m.out->atom_virial.to_vector();
-    const std::size_t n = nall;
     const int component[6] = {0, 4, 8, 1, 2, 5};
-    for (int i = 0; i < nall; ++i)
-      for (int k = 0; k < 6; ++k) atom_virial[i][k] += w[component[k] * n + i];
+    for (int k = 0; k < 6; ++k) {
+      m.out->atom_virial.download(c.data(), nall, static_cast<std::size_t>(component[k]) * nall);
+      for (int i = 0; i < nall; ++i) atom_virial[i][k] += c[i];
+    }
   }
 }
 
