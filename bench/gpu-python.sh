@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/quasar-gpu}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
+# The system compiler, not /opt/gcc/bin/g++ (first in PATH there): that wrapper links shared libraries with
+# -Bsymbolic (its link spec), so the extension binds its own copies of inline statics that must be shared
+# with libstdc++; built that way it segfaulted under pytest there (in std::regex, later in TOML parsing).
+export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
 # The extension links the machine's own libraries; .gpu/lib (Debian's, for the quasar command the
 # tests compare with) is for that command alone.
 export LD_LIBRARY_PATH=$PWD/.gpu/py/prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
