@@ -3,6 +3,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "quasar/device/array.hpp"
@@ -310,9 +311,10 @@ class Evaluator final : public GpuEvaluator::Impl {
 
   // Whether every embedding net can run as one fused kernel (double or mixed32, on compute
   // capability 9.0 or later: two or more layers, the hidden ones narrow enough for shared
-  // memory); sets net_ld_. mixed16 keeps the layer-by-layer half-precision GEMMs.
+  // memory); sets net_ld_. mixed16 keeps the layer-by-layer half-precision GEMMs, and so does every
+  // precision with QUASAR_DP_LAYERWISE=1 in the environment (to test that path on such GPUs).
   bool fused_net_fits(const SeE2A& de) {
-    if (!std::is_same_v<S, A>) return false;
+    if (!std::is_same_v<S, A> || std::getenv("QUASAR_DP_LAYERWISE")) return false;
     int major = 0, dev = 0;
     QUASAR_CUDA_CHECK(cudaGetDevice(&dev));
     QUASAR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));

@@ -83,45 +83,6 @@ __device__ inline void mma_16x8x8(float (&d)[4], const float (&a)[4], float b0, 
   mma_tf32(d, hi, h0, h1);
 }
 
-// tanh(x) and 1 - tanh(x)^2 in double without branches, from expm1(-2|x|) = 2^n (1 + q) - 1 with
-// n = rint(-2|x| / ln 2) and q = exp(r) - 1 for |r| <= ln2 / 2 (Taylor to r^13, error < 1e-17):
-// about thirty FP64 operations, half of what tanh() costs, and it shares the FP64 pipe with the
-// products. Accurate to a few units in the last place (relative, also for small x).
-__device__ inline void tanh_both(double x, double& t, double& dt) {
-  const double ax = fabs(x) > 20.0 ? 20.0 : fabs(x);  // tanh(20) = 1 - 8e-18; NaN stays NaN
-  const double y = -2.0 * ax, n = rint(y * 1.4426950408889634);
-  double r = fma(n, -6.9314718055994529e-01, y);
-  r = fma(n, -2.3190468138462996e-17, r);
-  double q = 1.0 / 6227020800.0;  // 1/13!
-  q = fma(q, r, 1.0 / 479001600.0);
-  q = fma(q, r, 1.0 / 39916800.0);
-  q = fma(q, r, 1.0 / 3628800.0);
-  q = fma(q, r, 1.0 / 362880.0);
-  q = fma(q, r, 1.0 / 40320.0);
-  q = fma(q, r, 1.0 / 5040.0);
-  q = fma(q, r, 1.0 / 720.0);
-  q = fma(q, r, 1.0 / 120.0);
-  q = fma(q, r, 1.0 / 24.0);
-  q = fma(q, r, 1.0 / 6.0);
-  q = fma(q, r, 0.5);
-  q = fma(q, r, 1.0);
-  q *= r;
-  const double s = __hiloint2double((1023 + static_cast<int>(n)) << 20, 0);  // 2^n, n in [-58, 0]
-  const double em1 = fma(s, q, s - 1.0);                                       // expm1(-2|x|)
-  const double d = 2.0 + em1;                                                  // in [1, 2]
-  double inv = static_cast<double>(__frcp_rn(static_cast<float>(d)));
-  inv = fma(inv, fma(-d, inv, 1.0), inv);
-  inv = fma(inv, fma(-d, inv, 1.0), inv);
-  t = copysign(-em1 * inv, x);
-  dt = fma(-t, t, 1.0);
-}
-
-__device__ inline void act_both(Activation a, double x, double& y, double& dy) {
-  if (a == Activation::Tanh) tanh_both(x, y, dy);
-  else activate_both(a, x, y, dy);
-}
-__device__ inline void act_both(Activation a, float x, float& y, float& dy) { activate_both(a, x, y, dy); }
-
 // R rows (neighbours) of one type: G to g[row M + q], dG/ds to g[(R + row) M + q].
 template <class T>
 __global__ void __launch_bounds__(32 * kNetWarps) embed_net_kernel(long R, EmbedNetRef<T> net, const T* rhat, T* g) {
@@ -140,13 +101,7 @@ __global__ void __launch_bounds__(32 * kNetWarps) embed_net_kernel(long R, Embed
       T v = 0, dv = 0;
       if (o < L.out && row < R) {
         const T s = rhat[4 * row];
-        T d;
-        act_both(L.act, s * L.wa[o] + L.b[o], v, d);
-        dv = d * L.wa[o];
-        if (L.idt) {
-          v *= L.idt[o];
-          dv *= L.idt[o];
-        }
+        layer_activate(L, o, s * L.wa[o], L.wa[o], v, dv);
         if (L.residual) {
           v += s;
           dv += T(1);
@@ -193,13 +148,7 @@ __global__ void __launch_bounds__(32 * kNetWarps) embed_net_kernel(long R, Embed
         if (o >= width) continue;
         T v = 0, dv = 0;
         if (o < L.out) {
-          T d;
-          act_both(L.act, acc[0][i] + L.b[o], v, d);
-          dv = d * acc[1][i];
-          if (L.idt) {
-            v *= L.idt[o];
-            dv *= L.idt[o];
-          }
+          layer_activate(L, o, acc[0][i], acc[1][i], v, dv);
           if (L.residual) {
             const int c = o < L.in ? o : o - L.in;  // residual 1 (out = in) or 2 (out = 2 in)
             v += x[0][r * ld + c];

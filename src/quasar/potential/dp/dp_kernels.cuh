@@ -203,12 +203,8 @@ __global__ void fit_last_kernel(GpuModel m, ChunkRef c, LayerRef<S, A> L, const 
     A z = 0;
     for (int q = lane; q < L.in; q += 32) z += x[static_cast<long>(warp) * L.in + q] * L.wa[q];
     for (int off = 16; off > 0; off /= 2) z += __shfl_xor_sync(0xffffffffu, z, off);
-    z += L.b[0];
-    A v = activate(L.act, z), d = activate_derivative(L.act, z);
-    if (L.idt) {
-      v *= L.idt[0];
-      d *= L.idt[0];
-    }
+    A v, d;
+    layer_activate(L, 0, z, A(1), v, d);
     for (int q = lane; q < L.in; q += 32) {
       const long at = static_cast<long>(warp) * L.in + q;
       const A gq = d * L.wa[q];
