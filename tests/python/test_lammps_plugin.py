@@ -40,9 +40,10 @@ print "RESULT $(pe:%.17g) $(c_w[1]:%.17g) $(c_w[2]:%.17g) $(c_w[3]:%.17g) $(c_w[
 undump d
 velocity all create 900 4 dist gaussian
 fix nve all nve
+neigh_modify every 4 delay 0 check no
 thermo 10
 run 30
-write_dump all custom {dir}/final.dump id x y z vx vy vz modify sort id format float %.17g
+write_dump all custom {dir}/final.dump id x y z vx vy vz fx fy fz modify sort id format float %.17g
 """
 
 
@@ -108,6 +109,15 @@ def test_md_does_not_depend_on_the_decomposition(runs):
     assert np.abs(one[:, 4:7]).max() > 1.0  # the atoms moved
     for ranks in (2, 4):
         np.testing.assert_allclose(runs[ranks][4], one, atol=1e-8)
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 4])
+def test_forces_after_re_neighbouring(runs, ranks):
+    # The run re-neighbours every 4 steps (the plugin reloads its atoms into the same buffers);
+    # the forces of the last step, 2 steps after the last reload, are Quasar's at those positions.
+    _, cell, _, _, final = runs[ranks]
+    ref = quasar.Potential(SILICON, device="cpu").compute(final[:, 1:4], ["Si"] * len(final), cell=cell)
+    np.testing.assert_allclose(final[:, 7:10], ref.forces, atol=1e-10)
 
 
 def test_the_lammps_example_runs(tmp_path):

@@ -33,12 +33,19 @@ void permute_array(Array<T>& a, const Array<int>& perm, Array<T>& scratch) {
 AtomState::AtomState(Backend backend, const Structure& s, int n_local)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
-      id(backend), backend_(backend), n_(static_cast<int>(s.size())), n_local_(n_local < 0 ? n_ : n_local),
-      box_(s.box), type_names_(s.type_names),
-      type_masses_host_(s.type_masses) {
+      id(backend), backend_(backend) {
+  load(s, n_local);
+}
+
+void AtomState::load(const Structure& s, int n_local) {
   s.validate("structure");
   const std::size_t n = s.size();
+  n_ = static_cast<int>(n);
+  n_local_ = n_local < 0 ? n_ : n_local;
   if (n_local_ > n_) throw Error("structure: " + std::to_string(n_local_) + " local atoms of " + std::to_string(n_));
+  box_ = s.box;
+  type_names_ = s.type_names;
+  type_masses_host_ = s.type_masses;
   type_counts_.assign(type_names_.size(), 0);
   for (int t : s.types) ++type_counts_[t];
   local_type_counts_.assign(type_names_.size(), 0);
@@ -55,10 +62,12 @@ AtomState::AtomState(Backend backend, const Structure& s, int n_local)
   fz.resize(n);
   type.assign(s.types);
   if (!s.charges.empty()) charge.assign(s.charges);
+  else charge.resize(0);
   type_mass.assign(s.type_masses);
-  ix.resize(n);
-  iy.resize(n);
-  iz.resize(n);
+  for (Array<int>* image : {&ix, &iy, &iz}) {
+    image->resize(n);
+    image->set_zero();
+  }
   id.assign(column<long>(n, [](std::size_t i) { return static_cast<long>(i); }));
   file_ids_ = s.ids;
 }

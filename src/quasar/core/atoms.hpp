@@ -31,6 +31,8 @@ class AtomState {
   // are ghosts (copies of atoms owned elsewhere, as LAMMPS gives them to a pair style) that only
   // serve as neighbours and receive forces. Potentials that do not support ghosts ignore this.
   AtomState(Backend backend, const Structure& s, int n_local = -1);
+  // Replaces every atom by those of s, in the arrays already allocated (they grow when needed).
+  void load(const Structure& s, int n_local = -1);
 
   Backend backend() const { return backend_; }
   int size() const { return n_; }

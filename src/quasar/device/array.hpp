@@ -1,6 +1,7 @@
 #pragma once
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -110,6 +111,45 @@ class Array {
   Backend backend_ = Backend::Cpu;
   T* ptr_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
+};
+
+// Host memory for transfers to and from Arrays of a backend: page-locked for the GPU, so that
+// copies run at the bus's speed. Grows geometrically, never shrinks; contents are not kept when it
+// grows.
+template <class T>
+class HostBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  explicit HostBuffer(Backend b) : backend_(b) {}
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() { free_(); }
+
+  // Room for at least n elements; returns the storage.
+  T* reserve(std::size_t n) {
+    if (n > capacity_) {
+      const std::size_t cap = std::max(n, capacity_ + capacity_ / 2);
+      free_();
+      const std::size_t bytes = cap * sizeof(T);
+      ptr_ = static_cast<T*>(backend_ == Backend::Cuda ? device::allocate_pinned(bytes) : ::operator new(bytes));
+      capacity_ = cap;
+    }
+    return ptr_;
+  }
+
+ private:
+  void free_() noexcept {
+    if (!ptr_) return;
+    if (backend_ == Backend::Cuda) device::release_pinned(ptr_);
+    else ::operator delete(ptr_);
+    ptr_ = nullptr;
+    capacity_ = 0;
+  }
+
+  Backend backend_;
+  T* ptr_ = nullptr;
+  std::size_t capacity_ = 0;
 };
 
 }  // namespace quasar

@@ -21,6 +21,10 @@ namespace device {
 // Raw device memory; defined in memory.cu, or in memory_nocuda.cpp where they throw.
 void* allocate(std::size_t bytes);
 void release(void* p) noexcept;
+// Page-locked host memory: copies to and from the device run at the bus's speed, without the
+// driver's staging copy of pageable memory.
+void* allocate_pinned(std::size_t bytes);
+void release_pinned(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);

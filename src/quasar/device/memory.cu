@@ -38,6 +38,12 @@ void* allocate(std::size_t bytes) {
   return p;
 }
 void release(void* p) noexcept { cudaFree(p); }
+void* allocate_pinned(std::size_t bytes) {
+  void* p = nullptr;
+  QUASAR_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
+}
+void release_pinned(void* p) noexcept { cudaFreeHost(p); }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   QUASAR_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }

@@ -10,6 +10,8 @@ std::vector<std::string> gpu_descriptions() { return {"none (built without CUDA)
 namespace device {
 void* allocate(std::size_t) { throw_no_cuda("device memory"); }
 void release(void*) noexcept {}
+void* allocate_pinned(std::size_t) { throw_no_cuda("page-locked memory"); }
+void release_pinned(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t) { throw_no_cuda("device memory"); }
 void copy_to_host(void*, const void*, std::size_t) { throw_no_cuda("device memory"); }
 void copy_on_device(void*, const void*, std::size_t) { throw_no_cuda("device memory"); }

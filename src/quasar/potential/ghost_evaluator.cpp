@@ -2,6 +2,7 @@
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/error.hpp"
+#include "quasar/device/array.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/registry.hpp"
@@ -15,13 +16,14 @@ struct GhostEvaluator::Impl {
   std::unique_ptr<Potential> potential;
   Backend backend = Backend::Cpu;
   std::vector<std::string> type_names;
-  std::vector<double> column;  // host scratch: one coordinate or result column, reused every step
+  std::unique_ptr<HostBuffer<double>> staging;  // host side of every step's copies (page-locked on the GPU)
   std::unique_ptr<AtomState> atoms;
   std::unique_ptr<NeighborList> list;
   std::unique_ptr<ForceOutput> out;
 
   void load(double* const* x, const int* type, int nlocal, int nall, bool rebuild) {
     if (rebuild || !atoms || atoms->size() != nall || atoms->n_local() != nlocal) {
+      if (list) list->check_overflow();  // the GPU's builds since the last re-neighbouring
       Structure s;
       for (const std::string& name : type_names) s.type_index(name);
       for (double& m : s.type_masses)
@@ -33,23 +35,27 @@ struct GhostEvaluator::Impl {
         s.types[i] = type[i] - 1;
       }
       s.box = Box::enclosing(s.positions, 2 * potential->cutoff() + 10.0);
-      atoms = std::make_unique<AtomState>(backend, s, nlocal);
-      NeighborSettings ns;
-      ns.cutoff = potential->cutoff();
-      ns.skin = 1.0;
-      ns.kind = potential->list_kind(backend);
-      ns.sort_every = 0;
-      list = std::make_unique<NeighborList>(backend, ns);
+      // Re-neighbouring comes every few steps: the arrays and the list keep their memory.
+      if (atoms) atoms->load(s, nlocal);
+      else atoms = std::make_unique<AtomState>(backend, s, nlocal);
+      if (!list) {
+        NeighborSettings ns;
+        ns.cutoff = potential->cutoff();
+        ns.skin = 1.0;
+        ns.kind = potential->list_kind(backend);
+        ns.sort_every = 0;
+        list = std::make_unique<NeighborList>(backend, ns);
+      }
       potential->bind_types(atoms->type_names());
       list->build(*atoms);
       return;
     }
     // Same atoms in the same order (nothing sorts them): new positions straight into the arrays.
-    column.resize(nall);
+    double* column = staging->reserve(nall);
     Array<double>* xyz[3] = {&atoms->x, &atoms->y, &atoms->z};
     for (int k = 0; k < 3; ++k) {
       for (int i = 0; i < nall; ++i) column[i] = x[i][k];
-      xyz[k]->upload(column.data(), nall);
+      xyz[k]->upload(column, nall);
     }
     list->update(*atoms);
   }
@@ -64,6 +70,7 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
   if (impl_->potential->name() != "deepmd") throw Error(model + " is not a Deep Potential model");
   set_model_precision(*impl_->potential, precision);
   impl_->out = std::make_unique<ForceOutput>(impl_->backend);
+  impl_->staging = std::make_unique<HostBuffer<double>>(impl_->backend);
 }
 
 GhostEvaluator::~GhostEvaluator() = default;
@@ -75,6 +82,7 @@ void GhostEvaluator::set_type_names(const std::vector<std::string>& names) {
   impl_->potential->bind_types(names);  // throws naming a type the model does not know
   impl_->type_names = names;
   impl_->atoms.reset();
+  impl_->list.reset();
 }
 
 void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int nall, bool rebuild, double* const* f,
@@ -83,14 +91,14 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
   m.load(x, type, nlocal, nall, rebuild);
   const bool per_atom = atom_energy || atom_virial;
   m.potential->compute(*m.atoms, m.list->ref(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
-  std::vector<double>& c = m.column;
-  c.resize(nall);
+  double* const c = m.staging->reserve(nall);
   const Array<double>* force[3] = {&m.atoms->fx, &m.atoms->fy, &m.atoms->fz};
   for (int k = 0; k < 3; ++k) {
-    force[k]->download(c.data(), nall);
+    force[k]->download(c, nall);
     for (int i = 0; i < nall; ++i) f[i][k] += c[i];
   }
   if (energy || virial) {
+    m.list->check_overflow();  // as Quasar's own MD does at output steps
     double t[ForceOutput::kTotals];  // energy, then the virial by rows
     m.out->totals.download(t, ForceOutput::kTotals);
     if (energy) *energy += t[0];
@@ -100,14 +108,14 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
     }
   }
   if (atom_energy) {
-    m.out->atom_energy.download(c.data(), nlocal);
+    m.out->atom_energy.download(c, nlocal);
     for (int i = 0; i < nlocal; ++i) atom_energy[i] += c[i];
   }
   if (atom_virial) {
     // Quasar: component-major [(3a + b) n + i]; here xx yy zz xy xz yz per atom.
     const int component[6] = {0, 4, 8, 1, 2, 5};
     for (int k = 0; k < 6; ++k) {
-      m.out->atom_virial.download(c.data(), nall, static_cast<std::size_t>(component[k]) * nall);
+      m.out->atom_virial.download(c, nall, static_cast<std::size_t>(component[k]) * nall);
       for (int i = 0; i < nall; ++i) atom_virial[i][k] += c[i];
     }
   }
