@@ -73,8 +73,8 @@ struct LayerRef {
 
 // tanh(x) and 1 - tanh(x)^2 in double without branches, from expm1(-2|x|) = 2^n (1 + q) - 1 with
 // n = rint(-2|x| / ln 2) and q = exp(r) - 1 for |r| <= ln2 / 2 (Taylor to r^13, error < 1e-17):
-// about thirty FP64 operations, half of what tanh() costs, and it shares the FP64 pipe with the
-// products. Accurate to a few units in the last place (relative, also for small x).
+// about thirty FP64 operations, half of what tanh() costs (in the fused net it shares the FP64 pipe
+// with the tensor-core products). Accurate to a few units in the last place (relative, also for small x).
 __device__ inline void tanh_both(double x, double& t, double& dt) {
   const double ax = fabs(x) > 20.0 ? 20.0 : fabs(x);  // tanh(20) = 1 - 8e-18; NaN stays NaN
   const double y = -2.0 * ax, n = rint(y * 1.4426950408889634);
