@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # LAMMPS + the quasar/dp plugin on the GPU machine (after QUASAR_GPU_PLUGIN=1 bash bench/gpu-prepare.sh;
 # carry .gpu, build-cuda/lammps, build-cuda/bench), one MPI rank per GPU: DP water repeated
-# NX x NY x NZ times (4 4 4 = 12,288 atoms), NVE; prints atom-steps/s of the timed run. Logs to $OUT.
+# NX x NY x NZ times (4 4 4 = 12,288 atoms), NVE, with the model as bench_md_bench runs it (last fitting
+# layer scaled by 1e-3, so that the atoms move thermally); prints atom-steps/s of the timed run. Logs to $OUT.
 # usage: lammps-plugin-bench.sh RANKS "NX NY NZ" [precision] [steps]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,11 +14,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 water=$PWD/.gpu/shared/reference/deepmd/water-data/data_0
 tag="np$ranks-${reps// /x}-$precision"
 python3 bench/water-lammps-data.py "$water" $reps > "$out/water-$tag.data"
+model=$(mktemp -d)/water-bench.dp
+QUASAR_DP_WATER=$PWD/.gpu/shared/reference/deepmd/bench/water-se_e2_a-bench.dp build-cuda/bench/bench_md_bench \
+  --write-model "$model"
 mpirun -np "$ranks" --bind-to none .gpu/lammps/bin/lmp -in bench/in.water-quasar.lmp -log "$out/log-$tag.lammps" \
   -screen none -var data "$out/water-$tag.data" -var plugin "$PWD/build-cuda/lammps/quasarplugin.so" \
-  -var model "$PWD/.gpu/shared/reference/deepmd/bench/water-se_e2_a-bench.dp" -var device cuda \
+  -var model "$model" -var device cuda \
   -var precision "$precision" -var steps "$steps"
-rm -f "$out/water-$tag.data"
+rm -rf "$out/water-$tag.data" "$(dirname "$model")"
 loop=$(grep "^Loop time" "$out/log-$tag.lammps" | tail -1)
 read -r seconds nsteps atoms < <(echo "$loop" | awk '{print $4, $9, $12}')
 echo "$tag: $atoms atoms, $nsteps steps in $seconds s: $(awk -v a="$atoms" -v s="$nsteps" -v t="$seconds" 'BEGIN{printf "%.3e", a*s/t}') atom-steps/s"

@@ -6,6 +6,7 @@
 // $QUASAR_DP_COPPER).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
 //                       [--precision double|mixed32|mixed16] [--compress MIN_DIST] [--chunk ATOMS]
+//        bench_md_bench --write-model FILE   (the water model as the benchmark runs it, for other codes)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "quasar/io/lattice.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/dp/model_io.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
@@ -32,6 +34,17 @@ Structure water(int c) {
   const char* dir = std::getenv("QUASAR_WATER_DATA");
   if (!dir) throw Error("water: set QUASAR_WATER_DATA to a deepmd/npy water system (water-data/data_0)");
   return replicate(io::read_deepmd_frame(dir, 0, 0), {c, c, c});
+}
+
+// The benchmark models have random weights whose forces would crush the structure; scaled down
+// 1000x, the atoms move thermally (list rebuilds as in real liquids) at the same cost.
+dp::DpModel bench_model(const char* path) {
+  dp::DpModel m = dp::read_dp_model(path);
+  for (auto& net : m.fitting) {
+    for (double& w : net.layers.back().w) w *= 1e-3;
+    for (double& b : net.layers.back().b) b *= 1e-3;
+  }
+  return m;
 }
 }  // namespace
 
@@ -47,6 +60,12 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
     else if (!std::strcmp(argv[i], "--compress")) compress = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--chunk")) chunk = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--write-model")) {
+      const char* model = std::getenv("QUASAR_DP_WATER");
+      if (!model) throw Error("--write-model: set QUASAR_DP_WATER to the water model");
+      dp::write_model_dict(argv[i + 1], dp::model_to_dict(bench_model(model)));
+      return 0;
+    }
   }
   const Backend backend = parse_backend(device);
   std::istringstream cs(cells_arg), ss(systems_arg);
@@ -72,13 +91,7 @@ int main(int argc, char** argv) {
           std::printf("%s: set QUASAR_DP_WATER / QUASAR_DP_COPPER to the model (.yaml or .dp)\n", sys.c_str());
           continue;
         }
-        dp::DpModel m = dp::read_dp_model(model);
-        // The benchmark models have random weights whose forces would crush the structure; scaled
-        // down 1000x, the atoms move thermally (list rebuilds as in real liquids) at the same cost.
-        for (auto& net : m.fitting) {
-          for (double& w : net.layers.back().w) w *= 1e-3;
-          for (double& b : net.layers.back().b) b *= 1e-3;
-        }
+        dp::DpModel m = bench_model(model);
         if (compress > 0) {
           m.compressed = true;
           m.compression.min_nbor_dist = compress;
