@@ -227,12 +227,18 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
     build_if_flagged(args);
     if (!forced) return;
     // A forced build (set-up, re-sort) may wait for the device: make sure everything fitted, and
-    // leave room for density fluctuations during the run.
+    // leave room for density fluctuations during the run, also where the first guess just fitted.
     const auto f = flags_.to_vector();
     const int need_cell = f[kMaxCellAtoms], need_nb = f[kMaxNeighbors];
-    if (need_cell <= cell_capacity_ && need_nb <= capacity_) return;
-    cell_capacity_ = std::max(cell_capacity_, need_cell + need_cell / 4 + 4);
+    const bool fitted = need_cell <= cell_capacity_ && need_nb <= capacity_;
+    cell_capacity_ = std::max(cell_capacity_, need_cell + need_cell / 4 + 4);  // cells are refilled at each build
     capacity_ = std::max(capacity_, need_nb + need_nb / 4 + 8);
+    if (fitted) {
+      // The transposed list (slot k n + i) keeps its entries as it grows.
+      index_.resize(static_cast<std::size_t>(capacity_) * n_);
+      image_.resize(static_cast<std::size_t>(capacity_) * n_);
+      return;
+    }
   }
 #else
   (void)atoms;
