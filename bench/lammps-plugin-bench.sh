@@ -4,6 +4,8 @@
 # NX x NY x NZ times (4 4 4 = 12,288 atoms), NVE, with the model as bench_md_bench runs it (last fitting
 # layer scaled by 1e-3, so that the atoms move thermally); prints atom-steps/s of the timed run. Logs to $OUT.
 # usage: lammps-plugin-bench.sh RANKS "NX NY NZ" [precision] [steps]
+# QUASAR_NCU=1: one rank under Nsight Compute instead, per-kernel times of 200 launches after 400
+# (log $OUT/ncu-plugin-TAG.txt), to set beside `QUASAR_NCU=1 bash bench/dp-bench.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/quasar-gpu}
@@ -17,7 +19,10 @@ python3 bench/water-lammps-data.py "$water" $reps > "$out/water-$tag.data"
 model=$(mktemp -d)/water-bench.dp
 QUASAR_DP_WATER=$PWD/.gpu/shared/reference/deepmd/bench/water-se_e2_a-bench.dp build-cuda/bench/bench_md_bench \
   --write-model "$model"
-mpirun -np "$ranks" --bind-to none .gpu/lammps/bin/lmp -in bench/in.water-quasar.lmp -log "$out/log-$tag.lammps" \
+launch=(mpirun -np "$ranks" --bind-to none)
+[ "${QUASAR_NCU:-0}" = 1 ] && launch=(ncu --clock-control none --metrics gpu__time_duration.sum --launch-skip 400
+  --launch-count 200 --print-summary per-kernel --log-file "$out/ncu-plugin-$tag.txt")
+"${launch[@]}" .gpu/lammps/bin/lmp -in bench/in.water-quasar.lmp -log "$out/log-$tag.lammps" \
   -screen none -var data "$out/water-$tag.data" -var plugin "$PWD/build-cuda/lammps/quasarplugin.so" \
   -var model "$model" -var device cuda \
   -var precision "$precision" -var steps "$steps"
