@@ -1,39 +1,73 @@
 #!/usr/bin/env bash
-# LAMMPS with the PLUGIN package and MPI, for the quasar/dp plugin and its tests: Debian's own lmp
-# (7Jan2022) lacks PLUGIN and its liblammps-dev headers are incomplete, so this builds the same
-# version from Debian's source package, once, into a cache outside the repository (core styles
-# and PLUGIN only; about 6 minutes on 2 cores). Prints the install prefix; its src/ holds the
-# headers a plugin is compiled against.
+# LAMMPS 7Jan2022, built from Debian's source package into a cache outside the repository (core
+# styles, PLUGIN, MPI; about 6 minutes on 2 cores, once). Debian's own lmp lacks PLUGIN and its
+# liblammps-dev headers are incomplete.
+#   scripts/lammps.sh            the LAMMPS that loads the quasar/dp plugin; prints its install
+#                                prefix, whose src/ holds the headers a plugin is compiled against.
+#   scripts/lammps.sh --builtin  the same LAMMPS with the quasar/dp style compiled in, linked to
+#                                this checkout's build/ (made again, incrementally, on every call);
+#                                prints its lmp.
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${QUASAR_LAMMPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/lammps-20220106}
-if [ -x "$prefix/bin/lmp" ] && [ -f "$prefix/src/pair.h" ]; then echo "$prefix"; exit 0; fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-need=(dpkg-dev libopenmpi-dev openmpi-bin ninja-build)
-missing=()
-for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+root=$prefix-build  # the source, and the build folder of the style compiled in
+mode=${1:-plugin}
+[ "$mode" = plugin ] && [ -x "$prefix/bin/lmp" ] && [ -f "$prefix/src/pair.h" ] && { echo "$prefix"; exit 0; }
+
+fetch_source() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  local need=(dpkg-dev libopenmpi-dev openmpi-bin ninja-build) missing=() p
+  for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if ! apt-get source --print-uris lammps >/dev/null 2>&1; then
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      $sudo tee /etc/apt/sources.list.d/quasar-deb-src.sources >/dev/null
+    $sudo apt-get update -qq
+  fi
+  rm -rf "$root" && mkdir -p "$root"
+  (cd "$root" && apt-get source -qq lammps >/dev/null 2>&1 && rm -f lammps_*)
+}
+
+trim_source() {  # keeps what a build of the style compiled in needs (64 MB of 350)
+  rm -rf "$src"/{examples,bench,doc,potentials,tools,unittest}
+}
+
+# Both builds lie in $root beside the source and are compiled alike, so that ccache (with
+# CCACHE_BASEDIR, paths relative) reuses the first one's objects for all files but the style's.
+configure() {  # build folder, then more cmake options
+  local build=$1; shift
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  CCACHE_BASEDIR=$root /usr/bin/cmake -S "$src/cmake" -B "$build" -G Ninja -DPKG_PLUGIN=ON -DBUILD_MPI=ON \
+    -DBUILD_OMP=OFF -DBUILD_SHARED_LIBS=ON -DLAMMPS_EXCEPTIONS=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS_RELEASE=-O1 "${launcher[@]}" "$@" >/dev/null
+  CCACHE_BASEDIR=$root /usr/bin/cmake --build "$build" -j"$(nproc)" >/dev/null
+}
+
+src=$(ls -d "$root"/lammps-*/ 2>/dev/null | head -1 || true)
+if [ "$mode" = plugin ]; then
+  fetch_source
+  src=$(ls -d "$root"/lammps-*/ | head -1)
+  configure "$root/build" -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_RPATH="$prefix/lib"
+  /usr/bin/cmake --install "$root/build" >/dev/null
+  mkdir -p "$prefix/src"
+  cp "$src"/src/*.h "$prefix/src/"
+  cp -r "$src/src/fmt" "$prefix/src/"
+  rm -rf "$root/build"
+  trim_source
+  echo "$prefix"
+elif [ "$mode" = --builtin ]; then
+  [ -f "$repo/build/quasar-lammps.cmake" ] || { echo "lammps.sh: build Quasar first (scripts/setup)" >&2; exit 1; }
+  if [ -z "$src" ]; then fetch_source; src=$(ls -d "$root"/lammps-*/ | head -1); trim_source; fi
+  for f in pair_quasar_dp.h pair_quasar_dp.cpp; do  # copied only when changed: ninja goes by the time
+    cmp -s "$repo/lammps/$f" "$src/src/$f" || cp "$repo/lammps/$f" "$src/src/$f"
+  done
+  configure "$root/builtin" -DCMAKE_PROJECT_INCLUDE="$repo/build/quasar-lammps.cmake"
+  echo "$root/builtin/lmp"
+else
+  echo "usage: lammps.sh [--builtin]" >&2; exit 2
 fi
-if ! apt-get source --print-uris lammps >/dev/null 2>&1; then
-  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-    $SUDO tee /etc/apt/sources.list.d/quasar-deb-src.sources >/dev/null
-  $SUDO apt-get update -qq
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get source -qq lammps >/dev/null 2>&1)
-src=$(ls -d "$work"/lammps-*/ | head -1)
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-export CCACHE_BASEDIR=$work
-/usr/bin/cmake -S "$src/cmake" -B "$work/build" -G Ninja -DPKG_PLUGIN=ON -DBUILD_MPI=ON -DBUILD_OMP=OFF \
-  -DBUILD_SHARED_LIBS=ON -DLAMMPS_EXCEPTIONS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_RPATH="$prefix/lib" "${launcher[@]}" >/dev/null
-/usr/bin/cmake --build "$work/build" -j"$(nproc)" >/dev/null
-/usr/bin/cmake --install "$work/build" >/dev/null
-mkdir -p "$prefix/src"
-cp "$src"/src/*.h "$prefix/src/"
-cp -r "$src/src/fmt" "$prefix/src/"
-echo "$prefix"

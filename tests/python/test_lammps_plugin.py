@@ -1,7 +1,9 @@
 """The quasar/dp LAMMPS plugin under LAMMPS's MPI domain decomposition (1, 2 and 4 ranks) against
 Quasar's own evaluation: energies, forces, virial, per-atom energies and virials, and a short NVE
-run that must not depend on the number of ranks. Needs the LAMMPS of scripts/lammps.sh and the
-plugin (QUASAR_LAMMPS_PREFIX, QUASAR_LAMMPS_PLUGIN; scripts/python.sh sets both)."""
+run that must not depend on the number of ranks; and the same style compiled into LAMMPS. Needs the
+LAMMPS of scripts/lammps.sh and the plugin (QUASAR_LAMMPS_PREFIX, QUASAR_LAMMPS_PLUGIN), and for the
+compiled-in style the lmp of `scripts/lammps.sh --builtin` (QUASAR_LAMMPS_BUILTIN); scripts/python.sh
+sets all three."""
 import os
 import subprocess
 from pathlib import Path
@@ -15,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SILICON = ROOT / "examples" / "silicon" / "model.dp"
 PREFIX = os.environ.get("QUASAR_LAMMPS_PREFIX", "")
 PLUGIN = os.environ.get("QUASAR_LAMMPS_PLUGIN", "")
+BUILTIN = os.environ.get("QUASAR_LAMMPS_BUILTIN", "")
 NKTV2P = 1.6021765e6  # bar Å^3 per eV (LAMMPS metal units)
 
 pytestmark = pytest.mark.skipif(
@@ -25,7 +28,7 @@ INPUT = """units metal
 atom_style atomic
 boundary p p p
 read_data {data}
-plugin load {plugin}
+{plugin_load}
 pair_style quasar/dp {model} device {device}
 pair_coeff * * Si
 mass 1 28.0855
@@ -65,14 +68,17 @@ def write_data(path, pos, cell):
             f.write(f"{i + 1} 1 {p[0]:.17g} {p[1]:.17g} {p[2]:.17g}\n")
 
 
-def run_lammps(ranks, tmp, device="cpu"):
+def run_lammps(ranks, tmp, device="cpu", lmp=None):
+    """Runs INPUT with the plugin, or with the style compiled into `lmp` where given."""
     pos, cell = structure()
     d = tmp / f"np{ranks}"
     d.mkdir()
     write_data(d / "si.data", pos, cell)
-    (d / "in.lmp").write_text(INPUT.format(data=d / "si.data", plugin=PLUGIN, model=SILICON, device=device, dir=d))
+    plugin_load = "" if lmp else f"plugin load {PLUGIN}"
+    (d / "in.lmp").write_text(INPUT.format(data=d / "si.data", plugin_load=plugin_load, model=SILICON, device=device,
+                                           dir=d))
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    cmd = ["mpirun", "-np", str(ranks), str(Path(PREFIX, "bin", "lmp")), "-in", "in.lmp", "-log", "log.lammps",
+    cmd = ["mpirun", "-np", str(ranks), lmp or str(Path(PREFIX, "bin", "lmp")), "-in", "in.lmp", "-log", "log.lammps",
            "-screen", "none"]
     r = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr + (d / "log.lammps").read_text()
@@ -118,6 +124,18 @@ def test_forces_after_re_neighbouring(runs, ranks):
     _, cell, _, _, final = runs[ranks]
     ref = quasar.Potential(SILICON, device="cpu").compute(final[:, 1:4], ["Si"] * len(final), cell=cell)
     np.testing.assert_allclose(final[:, 7:10], ref.forces, atol=1e-10)
+
+
+@pytest.mark.skipif(not (BUILTIN and Path(BUILTIN).exists()),
+                    reason="no LAMMPS with the style compiled in (scripts/lammps.sh --builtin)")
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_style_compiled_into_lammps(runs, tmp_path, ranks):
+    # The same code as the plugin, registered by LAMMPS's own style table: the same digits.
+    _, _, values, forces, final = run_lammps(ranks, tmp_path, lmp=BUILTIN)
+    _, _, plugin_values, plugin_forces, plugin_final = runs[ranks]
+    assert values == plugin_values
+    np.testing.assert_array_equal(forces, plugin_forces)
+    np.testing.assert_array_equal(final, plugin_final)
 
 
 def test_the_lammps_example_runs(tmp_path):
