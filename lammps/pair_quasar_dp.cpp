@@ -80,7 +80,8 @@ void PairQuasarDP::coeff(int narg, char **arg)
   if (!allocated) allocate();
   const int n = atom->ntypes;
   if (narg != 2 + n || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
-    error->all(FLERR, "Incorrect args for pair_coeff quasar/dp: * * followed by one model type name per atom type");
+    error->all(FLERR, "Incorrect args for pair_coeff quasar/dp: * * followed by one model type name for each of the " +
+                          std::to_string(n) + " atom types");
   try {
     engine->set_type_names(std::vector<std::string>(arg + 2, arg + 2 + n));
   } catch (const std::exception &e) {

@@ -138,6 +138,45 @@ def test_style_compiled_into_lammps(runs, tmp_path, ranks):
     np.testing.assert_array_equal(final, plugin_final)
 
 
+BAD_INPUT = """units {units}
+newton {newton}
+atom_style atomic
+lattice diamond 5.38
+region box block 0 2 0 2 0 2
+create_box 1 box
+create_atoms 1 box
+mass 1 28.0855
+plugin load {plugin}
+pair_style quasar/dp {style}
+pair_coeff * * {names}
+run 0
+"""
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"style": "/nonexistent.dp"}, "pair_style quasar/dp: /nonexistent.dp: model file not found"),
+    ({"style": "{bad}"}, "bad.dp: not an HDF5 file"),
+    ({"style": "{model} colour red"}, "Unknown pair_style quasar/dp keyword: colour"),
+    ({"style": "{model} device"}, "Illegal pair_style quasar/dp command"),
+    ({"style": "{model} device tpu"}, "unknown device 'tpu' (valid: auto, cpu, cuda)"),
+    ({"style": "{model} precision half"}, "unknown precision 'half' (valid: double, mixed32, mixed16)"),
+    ({"names": "Xx"}, "atom type 'Xx' is not in the model's type_map"),
+    ({"names": "Si Si"}, "one model type name for each of the 1 atom types"),
+    ({"units": "real"}, "Pair style quasar/dp requires metal units"),
+    ({"newton": "off"}, "Pair style quasar/dp requires newton pair on"),
+])
+def test_bad_input_stops_lammps_with_the_reason(tmp_path, change, message):
+    (tmp_path / "bad.dp").write_text("not a model\n")
+    fields = dict(units="metal", newton="on", plugin=PLUGIN, style="{model}", names="Si") | change
+    fields["style"] = fields["style"].format(model=SILICON, bad=tmp_path / "bad.dp")
+    (tmp_path / "in.lmp").write_text(BAD_INPUT.format(**fields))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    r = subprocess.run([str(Path(PREFIX, "bin", "lmp")), "-in", "in.lmp", "-log", "log.lammps", "-screen", "none"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    errors = [line for line in (tmp_path / "log.lammps").read_text().splitlines() if line.startswith("ERROR")]
+    assert r.returncode != 0 and errors and message in errors[0], r.stdout + r.stderr + "\n".join(errors)
+
+
 def test_the_lammps_example_runs(tmp_path):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
