@@ -32,7 +32,7 @@ fetch_source() {
   (cd "$root" && apt-get source -qq lammps >/dev/null 2>&1 && rm -f lammps_*)
 }
 
-trim_source() {  # keeps what a build of the style compiled in needs (64 MB of 350)
+trim_source() {  # keeps what a build of the style compiled in needs (53 MB of 342)
   rm -rf "$src"/{examples,bench,doc,potentials,tools,unittest}
 }
 
