@@ -12,14 +12,16 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/quasar-gpu}
 mkdir -p "$out"
 ranks=${1:-1} reps=${2:-"4 4 4"} precision=${3:-double} steps=${4:-200}
+compress=${QUASAR_COMPRESS:-0}  # > 0: the model compressed (tables from this closest distance), as dp-bench.sh's
 export LD_LIBRARY_PATH=$PWD/.gpu/lammps/lib:$PWD/.gpu/lib:${LD_LIBRARY_PATH:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 water=$PWD/.gpu/shared/reference/deepmd/water-data/data_0
 tag="np$ranks-${reps// /x}-$precision"
+[ "$compress" = 0 ] || tag+="-compressed"
 python3 bench/water-lammps-data.py "$water" $reps > "$out/water-$tag.data"
 model=$(mktemp -d)/water-bench.dp
 QUASAR_DP_WATER=$PWD/.gpu/shared/reference/deepmd/bench/water-se_e2_a-bench.dp build-cuda/bench/bench_md_bench \
-  --write-model "$model"
+  --compress "$compress" --write-model "$model"
 launch=(mpirun -np "$ranks" --bind-to none)
 [ "${QUASAR_NCU:-0}" = 1 ] && launch=(ncu --clock-control none --metrics gpu__time_duration.sum --launch-skip 400
   --launch-count 200 --print-summary per-kernel --log-file "$out/ncu-plugin-$tag.txt")

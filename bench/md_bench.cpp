@@ -6,7 +6,8 @@
 // $QUASAR_DP_COPPER).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
 //                       [--precision double|mixed32|mixed16] [--compress MIN_DIST] [--chunk ATOMS]
-//        bench_md_bench --write-model FILE   (the water model as the benchmark runs it, for other codes)
+//        bench_md_bench [--compress MIN_DIST] --write-model FILE   (the water model as the benchmark
+//                       runs it, for other codes; compressed models keep their table settings)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -49,7 +50,7 @@ dp::DpModel bench_model(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam", precision = "double";
+  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam", precision = "double", write_model;
   long steps = 0, chunk = 0;
   double compress = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -60,12 +61,21 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
     else if (!std::strcmp(argv[i], "--compress")) compress = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--chunk")) chunk = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--write-model")) {
-      const char* model = std::getenv("QUASAR_DP_WATER");
-      if (!model) throw Error("--write-model: set QUASAR_DP_WATER to the water model");
-      dp::write_model_dict(argv[i + 1], dp::model_to_dict(bench_model(model)));
-      return 0;
+    else if (!std::strcmp(argv[i], "--write-model")) write_model = argv[i + 1];
+  }
+  auto bench_dp = [compress](const char* file) {
+    dp::DpModel m = bench_model(file);
+    if (compress > 0) {
+      m.compressed = true;
+      m.compression.min_nbor_dist = compress;
     }
+    return m;
+  };
+  if (!write_model.empty()) {
+    const char* model = std::getenv("QUASAR_DP_WATER");
+    if (!model) throw Error("--write-model: set QUASAR_DP_WATER to the water model");
+    dp::write_model_dict(write_model, dp::model_to_dict(bench_dp(model)));
+    return 0;
   }
   const Backend backend = parse_backend(device);
   std::istringstream cs(cells_arg), ss(systems_arg);
@@ -91,12 +101,7 @@ int main(int argc, char** argv) {
           std::printf("%s: set QUASAR_DP_WATER / QUASAR_DP_COPPER to the model (.yaml or .dp)\n", sys.c_str());
           continue;
         }
-        dp::DpModel m = bench_model(model);
-        if (compress > 0) {
-          m.compressed = true;
-          m.compression.min_nbor_dist = compress;
-        }
-        auto d = std::make_unique<dp::DeepPotential>(std::move(m));
+        auto d = std::make_unique<dp::DeepPotential>(bench_dp(model));
         d->set_precision(dp::parse_precision(precision), chunk);
         pot = std::move(d);
       } else if (sys == "lj")
