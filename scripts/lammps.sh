@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # LAMMPS 7Jan2022, built from Debian's source package into a cache outside the repository (core
-# styles, PLUGIN, MPI; about 6 minutes on 2 cores, once). Debian's own lmp lacks PLUGIN and its
-# liblammps-dev headers are incomplete.
+# styles, PLUGIN, MPI, -O2 as LAMMPS's own default; about 8 minutes on 2 cores, once). Debian's own
+# lmp lacks PLUGIN and its liblammps-dev headers are incomplete.
 #   scripts/lammps.sh            the LAMMPS that loads the quasar/dp plugin; prints its install
 #                                prefix, whose src/ holds the headers a plugin is compiled against.
 #   scripts/lammps.sh --builtin  the same LAMMPS with the quasar/dp style compiled in, linked to
@@ -12,7 +12,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${QUASAR_LAMMPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/lammps-20220106}
 root=$prefix-build  # the source, and the build folder of the style compiled in
 mode=${1:-plugin}
-[ "$mode" = plugin ] && [ -x "$prefix/bin/lmp" ] && [ -f "$prefix/src/pair.h" ] && { echo "$prefix"; exit 0; }
+flags="-O2 -DNDEBUG"  # a cache built with other flags is built again
+[ "$mode" = plugin ] && [ -x "$prefix/bin/lmp" ] && [ -f "$prefix/src/pair.h" ] &&
+  [ "$(cat "$prefix/flags" 2>/dev/null)" = "$flags" ] && { echo "$prefix"; exit 0; }
 
 fetch_source() {
   local sudo=""
@@ -44,7 +46,7 @@ configure() {  # build folder, then more cmake options
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   CCACHE_BASEDIR=$root /usr/bin/cmake -S "$src/cmake" -B "$build" -G Ninja -DPKG_PLUGIN=ON -DBUILD_MPI=ON \
     -DBUILD_OMP=OFF -DBUILD_SHARED_LIBS=ON -DLAMMPS_EXCEPTIONS=ON -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CXX_FLAGS_RELEASE=-O1 "${launcher[@]}" "$@" >/dev/null
+    -DCMAKE_CXX_FLAGS_RELEASE="$flags" "${launcher[@]}" "$@" >/dev/null
   CCACHE_BASEDIR=$root /usr/bin/cmake --build "$build" -j"$(nproc)" >/dev/null
 }
 
@@ -57,6 +59,7 @@ if [ "$mode" = plugin ]; then
   mkdir -p "$prefix/src"
   cp "$src"/src/*.h "$prefix/src/"
   cp -r "$src/src/fmt" "$prefix/src/"
+  echo "$flags" > "$prefix/flags"
   rm -rf "$root/build"
   trim_source
   echo "$prefix"

@@ -1,7 +1,12 @@
 #pragma once
-// dst[i] = src[perm[i]] on the device (gather.cu); used to reorder per-atom arrays.
+// Reordering per-atom arrays on the device (gather.cu).
 namespace quasar::device {
+// dst[i] = src[perm[i]].
 void gather(double* dst, const double* src, const int* perm, int n);
 void gather(int* dst, const int* src, const int* perm, int n);
 void gather(long* dst, const long* src, const int* perm, int n);
+// Rows of three (x0 y0 z0 x1 ...), as codes such as LAMMPS keep positions and forces, to and from
+// three columns, so that each crosses PCIe as one copy.
+void split_rows(const double* rows, double* x, double* y, double* z, int n);
+void join_rows(const double* x, const double* y, const double* z, double* rows, int n);
 }  // namespace quasar::device

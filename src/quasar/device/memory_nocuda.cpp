@@ -1,5 +1,6 @@
 // Device memory entry points of a build without CUDA: every call reports that CUDA is missing.
 #include "quasar/device/backend.hpp"
+#include "quasar/device/gather.hpp"
 
 namespace quasar {
 
@@ -19,6 +20,8 @@ void fill_zero(void*, std::size_t) { throw_no_cuda("device memory"); }
 void synchronize() {}
 std::size_t memory_in_use() { return 0; }
 void select_gpu(int) {}
+void split_rows(const double*, double*, double*, double*, int) { throw_no_cuda("device memory"); }
+void join_rows(const double*, const double*, const double*, double*, int) { throw_no_cuda("device memory"); }
 }  // namespace device
 
 }  // namespace quasar

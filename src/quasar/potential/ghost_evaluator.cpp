@@ -1,13 +1,39 @@
 #include "quasar/potential/ghost_evaluator.hpp"
 
+#include <cstddef>
+#include <cstring>
+
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/device/array.hpp"
 #include "quasar/device/backend.hpp"
+#include "quasar/device/gather.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/registry.hpp"
 
 namespace quasar {
+
+namespace {
+// Codes hand over per-atom rows of three; LAMMPS allocates them as one block (x[i] = x[0] + 3 i),
+// which is then copied whole. Other layouts go row by row.
+bool one_block(double* const* rows, int n) { return n == 0 || rows[n - 1] == rows[0] + 3 * std::ptrdiff_t(n - 1); }
+
+void copy_rows(double* const* rows, int n, double* out) {
+  if (one_block(rows, n)) std::memcpy(out, rows[0], sizeof(double) * 3 * std::size_t(n));
+  else
+    for (int i = 0; i < n; ++i) std::memcpy(out + 3 * std::size_t(i), rows[i], sizeof(double) * 3);
+}
+
+void add_rows(const double* in, int n, double* const* rows) {
+  if (one_block(rows, n)) {
+    double* r = rows[0];
+    for (std::size_t j = 0; j < 3 * std::size_t(n); ++j) r[j] += in[j];
+  } else {
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) rows[i][k] += in[3 * std::size_t(i) + k];
+  }
+}
+}  // namespace
 
 // The atoms live in an open box with room to move until the next re-neighbouring; Quasar's own
 // Verlet list over local and ghost atoms stands in for the code's list. Atom i stays the code's
@@ -17,6 +43,7 @@ struct GhostEvaluator::Impl {
   Backend backend = Backend::Cpu;
   std::vector<std::string> type_names;
   std::unique_ptr<HostBuffer<double>> staging;  // host side of every step's copies (page-locked on the GPU)
+  std::unique_ptr<Array<double>> rows;           // the GPU side: positions or forces as rows of three
   std::unique_ptr<AtomState> atoms;
   std::unique_ptr<NeighborList> list;
   std::unique_ptr<ForceOutput> out;
@@ -51,13 +78,36 @@ struct GhostEvaluator::Impl {
       return;
     }
     // Same atoms in the same order (nothing sorts them): new positions straight into the arrays.
-    double* column = staging->reserve(nall);
-    Array<double>* xyz[3] = {&atoms->x, &atoms->y, &atoms->z};
-    for (int k = 0; k < 3; ++k) {
-      for (int i = 0; i < nall; ++i) column[i] = x[i][k];
-      xyz[k]->upload(column, nall);
+    if (backend == Backend::Cuda) {
+      double* host = staging->reserve(3 * std::size_t(nall));
+      copy_rows(x, nall, host);
+      rows->resize(3 * std::size_t(nall));
+      rows->upload(host, 3 * std::size_t(nall));
+      device::split_rows(rows->data(), atoms->x.data(), atoms->y.data(), atoms->z.data(), nall);
+    } else {
+      for (int i = 0; i < nall; ++i) {
+        atoms->x[i] = x[i][0];
+        atoms->y[i] = x[i][1];
+        atoms->z[i] = x[i][2];
+      }
     }
     list->update(*atoms);
+  }
+
+  void add_forces(int nall, double* const* f) {
+    if (backend == Backend::Cuda) {
+      rows->resize(3 * std::size_t(nall));
+      device::join_rows(atoms->fx.data(), atoms->fy.data(), atoms->fz.data(), rows->data(), nall);
+      double* host = staging->reserve(3 * std::size_t(nall));
+      rows->download(host, 3 * std::size_t(nall));
+      add_rows(host, nall, f);
+    } else {
+      for (int i = 0; i < nall; ++i) {
+        f[i][0] += atoms->fx[i];
+        f[i][1] += atoms->fy[i];
+        f[i][2] += atoms->fz[i];
+      }
+    }
   }
 };
 
@@ -71,6 +121,7 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
   set_model_precision(*impl_->potential, precision);
   impl_->out = std::make_unique<ForceOutput>(impl_->backend);
   impl_->staging = std::make_unique<HostBuffer<double>>(impl_->backend);
+  impl_->rows = std::make_unique<Array<double>>(impl_->backend);
 }
 
 GhostEvaluator::~GhostEvaluator() = default;
@@ -91,12 +142,7 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
   m.load(x, type, nlocal, nall, rebuild);
   const bool per_atom = atom_energy || atom_virial;
   m.potential->compute(*m.atoms, m.list->ref(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
-  double* const c = m.staging->reserve(nall);
-  const Array<double>* force[3] = {&m.atoms->fx, &m.atoms->fy, &m.atoms->fz};
-  for (int k = 0; k < 3; ++k) {
-    force[k]->download(c, nall);
-    for (int i = 0; i < nall; ++i) f[i][k] += c[i];
-  }
+  m.add_forces(nall, f);
   if (energy || virial) {
     m.list->check_overflow();  // as Quasar's own MD does at output steps
     double t[ForceOutput::kTotals];  // energy, then the virial by rows
@@ -107,6 +153,7 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
       for (int k = 0; k < 6; ++k) virial[k] += t[voigt[k]];
     }
   }
+  double* const c = m.staging->reserve(nall);
   if (atom_energy) {
     m.out->atom_energy.download(c, nlocal);
     for (int i = 0; i < nlocal; ++i) atom_energy[i] += c[i];
