@@ -2,6 +2,7 @@
 // atoms of a periodic crystal as local atoms and their images near the box as ghosts, handed over
 // as a domain-decomposed code does, first at a re-neighbouring and then moved without one.
 #include <array>
+#include <memory>
 #include <random>
 
 #include "quasar/io/lattice.hpp"
@@ -39,23 +40,18 @@ std::vector<Ghost> ghosts_of(const std::vector<Vec3>& local, double L, double sh
 // Positions as rows of three: one block (as LAMMPS allocates them) or one allocation per row.
 struct Rows {
   std::vector<double> block;
-  std::vector<std::array<double, 3>*> separate;
+  std::vector<std::unique_ptr<std::array<double, 3>>> separate;
   std::vector<double*> ptr;
   Rows(const std::vector<Vec3>& p, bool one_block) {
     const std::size_t n = p.size();
     block.assign(3 * n, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
       double* row = block.data() + 3 * i;
-      if (!one_block) row = (separate.emplace_back(new std::array<double, 3>{}))->data();
+      if (!one_block) row = separate.emplace_back(std::make_unique<std::array<double, 3>>())->data();
       row[0] = p[i].x, row[1] = p[i].y, row[2] = p[i].z;
       ptr.push_back(row);
     }
   }
-  ~Rows() {
-    for (auto* r : separate) delete r;
-  }
-  Rows(const Rows&) = delete;
-  Rows& operator=(const Rows&) = delete;
 };
 
 class GhostEvaluatorTest : public testing::TestWithParam<Backend> {};
