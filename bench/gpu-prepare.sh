@@ -3,7 +3,7 @@
 # ignored folder .gpu/ with what the GPU machine lacks: shared libraries, Debian's LAMMPS with its
 # EAM files (the tests compare against it there too) and the reference data the tests read.
 # Then call the device with carry [".gpu", "build-cuda/tests", "build-cuda/bench", "build-cuda/quasar"]
-# and the command `bash bench/gpu-check.sh`.
+# and the command `bash bench/gpu-check.sh` (`tests example bench` and `sanitize` as two calls: it says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # QUASAR_GPU_PLUGIN=1: also the LAMMPS plugin, with the LAMMPS of scripts/lammps.sh in .gpu/lammps.
@@ -37,6 +37,16 @@ if [ -d ../shared/reference/deepmd ]; then
   cp ../shared/reference/deepmd/bench/water-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
+# And every ../shared path a test names (test::shared_path("...")), so that new tests find their data
+# there too (a test that skips for want of it fails bench/gpu-check.sh); the copper model only as above.
+root=$PWD
+mkdir -p .gpu/shared
+grep -ohE 'shared_path\("[^"]+"\)' tests/*.cpp tests/*.hpp | sed -E 's/shared_path\("(.*)"\)/\1/' | sort -u |
+  while read -r rel; do
+    if [ -e "../shared/$rel" ] && [[ $rel != *copper-se_e2_a-bench.dp ]]; then
+      (cd ../shared && cp -r --parents "$rel" "$root/.gpu/shared/")
+    fi
+  done
 # QUASAR_GPU_PYTHON=1: what `pip install .` needs there beyond the machine's Python (3.12 with numpy,
 # scipy, pytest): the build backends and ASE as wheels, and toml++ (headers, library, CMake file).
 if [ "${QUASAR_GPU_PYTHON:-0}" = 1 ]; then
