@@ -65,9 +65,11 @@ gpu_tests='*/cuda:*Gpu*'
 # thousands of small launches of an MD run slow), each with what covers its kernels instead.
 memcheck_filter() {
   case $1 in
-    # 40,000 and 12,000 steps: Bussi's kernels run in BussiConservedQuantityStaysConstant (3,000
-    # steps), the anisotropic barostat's scale kernel in StochasticCellRescalingReachesTheTargetPressure.
-    md_test) echo "$gpu_tests-*BussiSamplesTheCanonicalKineticEnergy/cuda:*AnisotropicCellRescalingRelaxesEachAxis/cuda" ;;
+    # 40,000, 12,000 and 10,000 steps (each over 200 s under memcheck on the H100): Bussi's kernels
+    # run in BussiConservedQuantityStaysConstant (3,000 steps), the anisotropic barostat's scale
+    # kernel in StochasticCellRescalingReachesTheTargetPressure, NVE and Langevin in the short runs
+    # of lammps_nve_test, determinism_test and md_safety_test.
+    md_test) echo "$gpu_tests-*BussiSamplesTheCanonicalKineticEnergy/cuda:*AnisotropicCellRescalingRelaxesEachAxis/cuda:*NveConservesEnergyOverTenThousandSteps/cuda:*LangevinSamplesTheCanonicalKineticEnergy/cuda" ;;
     *) echo "$gpu_tests" ;;
   esac
 }
@@ -101,6 +103,10 @@ run_test() {
   local cmd=("$exe" "--gtest_filter=$filter" "--gtest_output=json:$dir/$run.json")
   # application-only: not the LAMMPS and mpirun that some tests start (they run no CUDA)
   [ "$tool" = none ] || cmd=("$sanitizer" --tool "$tool" --error-exitcode 1 --target-processes application-only "${cmd[@]}")
+  # racecheck: not cuBLAS's Hopper GEMMs (nvjet_*), which hand tiles between warps through
+  # asynchronous barriers that racecheck does not model (it reported 256-384 "hazards" in each of
+  # them on the H100, in kernels that are not ours); every kernel of Quasar's is checked.
+  [ "$tool" = racecheck ] && cmd=("${cmd[@]:0:3}" --kernel-name-exclude kns=nvjet "${cmd[@]:3}")
   env "$@" timeout -k 10 "$limit" "${cmd[@]}" > "$dir/$run.log" 2>&1 || rc=$?
   printf 'binary=%s\ntool=%s\nfilter=%s\nenv=%s\nrc=%s\nseconds=%s\nlimit=%s\n' "$(basename "$exe")" "$tool" \
     "$filter" "$*" "$rc" "$((SECONDS - start))" "$limit" > "$dir/$run.meta"

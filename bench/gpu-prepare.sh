@@ -60,4 +60,9 @@ if [ "${QUASAR_GPU_PYTHON:-0}" = 1 ]; then
   cp -r /usr/lib/x86_64-linux-gnu/cmake/tomlplusplus "$lib/cmake/"
 fi
 ../shared/tools/collect-libs .gpu/lib "${bins[@]}"
-du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/carry: /'
+du -sh .gpu build-cuda/tests build-cuda/bench | sed 's/^/unpacked: /'
+mkdir -p .gpu-pack
+pack=(.gpu build-cuda/tests build-cuda/bench build-cuda/quasar)
+[ -f build-cuda/lammps/quasarplugin.so ] && pack+=(build-cuda/lammps/quasarplugin.so)
+tar cf - "${pack[@]}" | xz -9 -T0 > .gpu-pack/all.tar.xz  # one dictionary: the binaries share most bytes
+du -sh .gpu-pack/all.tar.xz | sed 's/^/carry: /'

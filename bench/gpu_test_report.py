@@ -144,7 +144,10 @@ def sanitizer_summary(log_path):
         return None, []
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
-    counts = [int(m.group(1)) for m in (re.search(r"ERROR SUMMARY: (\d+) errors?", l) for l in lines) if m]
+    # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    summary = re.compile(r"ERROR SUMMARY: (\d+) errors?|RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?")
+    counts = [int(m.group(1) or m.group(2)) for m in (summary.search(l) for l in lines) if m]
     report = []
     for i, l in enumerate(lines):
         if l.startswith("=========") and "SUMMARY" not in l and "COMPUTE-SANITIZER" not in l and l.strip("= "):
@@ -351,6 +354,12 @@ def self_test():
          ["PASS", "errors: 0"]),
         ("memcheck errors", [(gpu_part, {"tool": "memcheck", "flt": "*/cuda:*Gpu*", "log": dirty, "rc": 1})], False,
          ["memcheck reported errors: 2", "forces_kernel"]),
+        ("racecheck hazards", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*", "rc": 1,
+          "log": "========= Error: Race reported between Read access at k+0xb0\n"
+                 "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n"})],
+         False, ["racecheck reported errors: 4", "Race reported"]),
+        ("racecheck clean", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*",
+          "log": "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"})], True, ["PASS"]),
         ("sanitizer without summary", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*", "log": "Error: Device not supported\n", "rc": 1})],
          False, ["no ERROR SUMMARY", "Device not supported"]),
         ("a filter narrower than what ran", [(gpu_part, {"flt": "*/cuda"})], True, ["PASS"]),
