@@ -55,8 +55,8 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
 #endif
   const double dt = s_.dt;
   const StepParams p{dt, kt_of(s_.temperature), std::exp(-dt / s_.tau_t), s_.seed, static_cast<uint64_t>(step)};
-  // An atom that moves more than half the skin in one step has outrun what the list assumes of
-  // motion between checks: the dynamics is no longer resolved (without a skin nothing is assumed).
+  // One step that moves an atom as far as the list lets atoms move between builds (half the skin)
+  // means the dynamics is no longer resolved; without a skin there is no such limit.
   const double skin = list.settings().skin;
   const double max_move = skin > 0 ? 0.5 * skin : std::numeric_limits<double>::infinity();
   [[maybe_unused]] const FaultCheck moved{faults_.slots(), fault_when(step, kAfterDrift), max_move};
