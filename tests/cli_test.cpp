@@ -1,11 +1,14 @@
 // The `quasar` executable end to end: exit codes, messages, eval's JSON, a short run.
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "quasar/io/extxyz.hpp"
+#include "quasar/io/lammps_data.hpp"
 #include "quasar/potential/dp/model.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "test_systems.hpp"
@@ -137,6 +140,53 @@ checkpoint_every = 20
   const Result more = quasar("run more.toml");
   ASSERT_EQ(more.code, 0) << more.err;
   EXPECT_NE(more.out.find("\n        60 "), std::string::npos) << more.out;
+}
+
+// A timestep far too large stops the run with the step, the atom and the reason, exit status 1,
+// and the checkpoint of the good run stays byte for byte.
+TEST_F(Cli, RunStopsAtAFaultAndKeepsTheCheckpoint) {
+  Structure s = io::make_lattice("fcc", "Ar", 5.26, {3, 3, 3});
+  s.ids.resize(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) s.ids[i] = 1001 + static_cast<long>(i);
+  io::write_lammps_data((dir_ / "ar.data").string(), s);
+  const std::string input = R"(
+device = "cpu"
+[structure]
+file = "ar.data"
+[potential]
+type = "lj"
+cutoff = 8.0
+[potential.species.1]
+epsilon = 0.0104
+sigma = 3.405
+[md]
+integrator = "bussi"
+timestep_fs = 5
+steps = 20
+temperature_K = 40
+[output]
+thermo_every = 10
+checkpoint = "run.chk"
+checkpoint_every = 10
+)";
+  write("in.toml", input);
+  ASSERT_EQ(quasar("run in.toml").code, 0);
+  std::ifstream chk(dir_ / "run.chk", std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(chk)), std::istreambuf_iterator<char>());
+  // 500 fs at 40 K moves a typical argon atom 0.8 Å in the first step, more than half the 1 Å skin.
+  std::string more = input;
+  more.replace(more.find("timestep_fs = 5"), 15, "timestep_fs = 500");
+  more.replace(more.find("steps = 20"), 10, "steps = 40\nrestart = \"run.chk\"");
+  write("more.toml", more);
+  const Result r = quasar("run more.toml");
+  EXPECT_EQ(r.code, 1);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(quasar: error: atom (\d+) \(id (\d+)\) moved [0-9.]+ Å in )"
+                                                      R"(one step at step 21, more than half the neighbour-list skin \(1 Å\))")))
+      << r.err;
+  EXPECT_EQ(std::stol(m[2]), 1001 + std::stol(m[1])) << "the id is the data file's";
+  std::ifstream after(dir_ / "run.chk", std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()), good);
 }
 
 TEST_F(Cli, BadInputNamesFileLineAndKey) {

@@ -46,6 +46,8 @@ class AtomState {
   int n_local() const { return n_local_; }
   const std::vector<int>& local_type_counts() const { return local_type_counts_; }
   bool has_charges() const { return !charge.empty(); }
+  // The id of input atom `index` (0-based input order) as the user knows it: the file's, else index + 1.
+  long file_id(long index) const { return file_ids_.empty() ? index + 1 : file_ids_[static_cast<std::size_t>(index)]; }
   AtomsRef ref();
 
   // Copies the state back to the host in input order (ids restored), with velocities and

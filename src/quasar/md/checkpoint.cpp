@@ -29,6 +29,11 @@ std::vector<T> get(std::istream& in, std::size_t n, const std::string& path) {
 }  // namespace
 
 void Simulation::write_checkpoint(const std::string& path) {
+  // A faulty state must never replace the last good checkpoint.
+  const double skin = list_.settings().skin;
+  integrator_.throw_if_faulted(atoms_, skin);
+  if (const auto f = find_nonfinite_state(atoms_, step_))
+    throw Error(describe(*f, atoms_, skin) + "; checkpoint " + path + " not written");
   list_.build(atoms_);  // wraps positions: the restarted run builds the same list from them
   nlohmann::json h;
   h["step"] = step_;

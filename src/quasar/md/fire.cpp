@@ -4,7 +4,9 @@
 #include <cmath>
 #include <vector>
 
+#include "quasar/core/error.hpp"
 #include "quasar/core/units.hpp"
+#include "quasar/md/safety.hpp"
 
 namespace quasar::md {
 
@@ -27,8 +29,15 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
     }
   }
   MinimizeResult r;
+  // A non-finite position, force or energy stops the minimisation, naming the step and the atom.
+  const std::vector<long> ids = atoms.id.to_vector();
+  auto stop_if_nonfinite = [&](const std::vector<double>& x3, const std::vector<double>& y3,
+                               const std::vector<double>& z3, uint32_t kind, long step) {
+    if (const auto fault = find_nonfinite_rows(x3.data(), y3.data(), z3.data(), ids.data(), n, kind, step))
+      throw Error(describe(*fault, atoms, list.settings().skin, "minimisation step"));
+  };
   // Positions and cell of generalised coordinates X; forces and convergence measures at X.
-  auto evaluate = [&](const std::vector<double>& X) {
+  auto evaluate = [&](const std::vector<double>& X, long step) {
     Mat3 d = identity3();
     if (cell)
       for (int c = 0; c < 9; ++c) d(c / 3, c % 3) += X[na + c] / cell_factor;
@@ -42,6 +51,7 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
       py[i] = p.y;
       pz[i] = p.z;
     }
+    stop_if_nonfinite(px, py, pz, kBadPosition, step);
     atoms.set_box(b);
     atoms.x.assign(px);
     atoms.y.assign(py);
@@ -49,6 +59,9 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
     list.update(atoms, 0);
     pot.compute(atoms, list.ref(), {true, true, false}, out);
     const auto fx = atoms.fx.to_vector(), fy = atoms.fy.to_vector(), fz = atoms.fz.to_vector();
+    stop_if_nonfinite(fx, fy, fz, kBadForce, step);
+    if (!std::isfinite(out.energy()))
+      throw Error(describe({step, -1, {kBadEnergy, out.energy()}}, atoms, list.settings().skin, "minimisation step"));
     // The list may have wrapped atoms into the cell: carry that into the reference positions.
     const auto wx = atoms.x.to_vector(), wy = atoms.y.to_vector(), wz = atoms.z.to_vector();
     const Mat3 dinv = inverse(d);
@@ -82,7 +95,7 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
   double dt = s.dt, alpha = 0.25;
   const double dt_max = 10 * s.dt, dt_min = 0.02 * s.dt;
   int positive = 0;
-  r.converged = evaluate(x);
+  r.converged = evaluate(x, 0);
   for (r.steps = 0; !r.converged && r.steps < s.max_steps; ++r.steps) {
     double p = 0, vn = 0, fn = 0;
     for (std::size_t k = 0; k < x.size(); ++k) p += v[k] * f[k];
@@ -113,7 +126,7 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
     for (double vk : v) largest = std::max(largest, std::abs(dt * vk));
     const double limit = largest > s.max_move ? s.max_move / largest : 1.0;
     for (std::size_t k = 0; k < x.size(); ++k) x[k] += limit * dt * v[k];
-    r.converged = evaluate(x);
+    r.converged = evaluate(x, r.steps + 1);
   }
   return r;
 }

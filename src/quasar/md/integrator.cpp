@@ -1,6 +1,7 @@
 #include "quasar/md/integrator.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "quasar/core/error.hpp"
 
@@ -11,7 +12,7 @@ double kt_of(double temperature) { return units::boltzmann * temperature; }
 }  // namespace
 
 Integrator::Integrator(const IntegratorSettings& s, Backend backend, int num_atoms)
-    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize), kinetic_(backend, 6) {
+    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize), kinetic_(backend, 6), faults_(backend) {
   const std::string& k = s_.kind;
   if (k != "nve" && k != "langevin" && k != "bussi" && k != "npt")
     throw Error("unknown integrator '" + k + "' (valid: nve, langevin, bussi, npt)");
@@ -54,37 +55,54 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
 #endif
   const double dt = s_.dt;
   const StepParams p{dt, kt_of(s_.temperature), std::exp(-dt / s_.tau_t), s_.seed, static_cast<uint64_t>(step)};
+  // One step that moves an atom as far as the list lets atoms move between builds (half the skin)
+  // means the dynamics is no longer resolved; without a skin there is no such limit.
+  const double skin = list.settings().skin;
+  const double max_move = skin > 0 ? 0.5 * skin : std::numeric_limits<double>::infinity();
+  [[maybe_unused]] const FaultCheck moved{faults_.slots(), fault_when(step, kAfterDrift), max_move};
   AtomsRef a = atoms.ref();
   if (s_.kind == "langevin") {
     if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
-      gpu::baoab_first_half(a, p, state_.data() + kThermostatWork);
+      gpu::baoab_first_half(a, p, state_.data() + kThermostatWork, moved);
 #endif
     } else {
       double work = 0;
-      for (int i = 0; i < a.n; ++i) work += baoab_first_half(a, i, p);
+      for (int i = 0; i < a.n; ++i) {
+        const Vec3 before{a.x[i], a.y[i], a.z[i]};
+        work += baoab_first_half(a, i, p);
+        faults_.note(step, kAfterDrift, a.id[i], check_moved(a, i, before, max_move));
+      }
       state_[kThermostatWork] += work;
     }
   } else if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
-    gpu::kick_drift(a, dt);
+    gpu::kick_drift(a, dt, moved);
 #endif
   } else {
     for (int i = 0; i < a.n; ++i) {
+      const Vec3 before{a.x[i], a.y[i], a.z[i]};
       half_kick(a, i, dt);
       drift(a, i, dt);
+      faults_.note(step, kAfterDrift, a.id[i], check_moved(a, i, before, max_move));
     }
   }
+  // On the CPU a bad atom stops the step before the list sees it.
+  if (!gpu) faults_.throw_if_any(atoms, skin);
   list.update(atoms, step);
   if (needs_virial(step)) req.virial = true;
   pot.compute(atoms, list.ref(), req, out);
   a = atoms.ref();  // the list may have re-sorted the atoms
   if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
-    gpu::half_kick(a, dt);
+    gpu::half_kick(a, dt, {faults_.slots(), fault_when(step, kAfterForces), max_move});
 #endif
   } else {
-    for (int i = 0; i < a.n; ++i) half_kick(a, i, dt);
+    for (int i = 0; i < a.n; ++i) {
+      half_kick(a, i, dt);
+      faults_.note(step, kAfterForces, a.id[i], check_kicked(a, i));
+    }
+    faults_.throw_if_any(atoms, skin);
   }
   if (s_.kind == "bussi" || s_.kind == "npt") {
     const double c = std::exp(-dt / s_.tau_t);
@@ -104,7 +122,7 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
       }
     }
   }
-  if (needs_virial(step)) barostat(step, atoms, out);
+  if (needs_virial(step)) barostat(step, atoms, out, skin);
 }
 
 // Stochastic cell rescaling (Bernetti and Bussi, J. Chem. Phys. 153, 114107 (2020)): the volume
@@ -112,7 +130,7 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
 // barostat interval with Euler-Maruyama; positions scale with the cell and velocities inversely.
 // The anisotropic variant applies the same equation to each Cartesian axis with its own pressure
 // component and noise.
-void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out) {
+void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out, double skin) {
   reduce_kinetic(atoms, kinetic_.data());
   const std::vector<double> kin = kinetic_.to_vector();
   const Mat3 w = out.virial();
@@ -125,6 +143,10 @@ void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out) {
   const double noise = std::sqrt(2.0 * kt_over_v * beta * interval / tau);
   double p_axis[3];
   for (int k = 0; k < 3; ++k) p_axis[k] = (kin[k] + w(k, k)) / v * units::nktv2p;
+  if (!std::isfinite(p_axis[0] + p_axis[1] + p_axis[2])) {
+    faults_.throw_if_any(atoms, skin);  // the GPU's recorded cause
+    throw Error("the pressure is not finite at step " + std::to_string(step));
+  }
   uint32_t r[4];
   Philox::draw(s_.seed, static_cast<uint64_t>(step), 0xFFFFFFFEu, 11, r);
   double g[4];

@@ -7,22 +7,40 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__global__ void kick_drift_kernel(AtomsRef a, double dt) {
+// Keeps the first fault of the run (see FaultSlots): a fault an earlier launch recorded wins; within
+// a launch, the smallest input index.
+__device__ void record(const FaultCheck& c, const AtomsRef& a, int i, const AtomFault& f) {
+  if (f.kind == kNoFault || *c.slots.when < c.when) return;
+  atomicMin(c.slots.when, c.when);
+  const unsigned long long index = static_cast<unsigned long long>(a.id[i]);
+  const unsigned bits = __float_as_uint(static_cast<float>(f.value)) >> 3;
+  atomicMin(c.slots.detail, index << 32 | static_cast<unsigned long long>(f.kind << 29 | bits));
+}
+
+__global__ void kick_drift_kernel(AtomsRef a, double dt, FaultCheck check) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const Vec3 before{a.x[i], a.y[i], a.z[i]};
+  md::half_kick(a, i, dt);
+  md::drift(a, i, dt);
+  record(check, a, i, check_moved(a, i, before, check.max_move));
+}
+
+__global__ void half_kick_kernel(AtomsRef a, double dt, FaultCheck check) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
   md::half_kick(a, i, dt);
-  md::drift(a, i, dt);
+  record(check, a, i, check_kicked(a, i));
 }
 
-__global__ void half_kick_kernel(AtomsRef a, double dt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) md::half_kick(a, i, dt);
-}
-
-__global__ void baoab_kernel(AtomsRef a, StepParams p, double* work) {
+__global__ void baoab_kernel(AtomsRef a, StepParams p, double* work, FaultCheck check) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double de[1] = {0};
-  if (i < a.n) de[0] = md::baoab_first_half(a, i, p);
+  if (i < a.n) {
+    const Vec3 before{a.x[i], a.y[i], a.z[i]};
+    de[0] = md::baoab_first_half(a, i, p);
+    record(check, a, i, check_moved(a, i, before, check.max_move));
+  }
   device::block_sum_into<kBlock, 1>(de, work);
 }
 
@@ -64,18 +82,18 @@ __global__ void scale_kernel(AtomsRef a, Vec3 mu, Vec3 inv) {
 
 }  // namespace
 
-void kick_drift(AtomsRef a, double dt) {
-  kick_drift_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt);
+void kick_drift(AtomsRef a, double dt, const FaultCheck& check) {
+  kick_drift_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt, check);
   QUASAR_LAUNCH_CHECK("kick_drift_kernel");
 }
 
-void half_kick(AtomsRef a, double dt) {
-  half_kick_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt);
+void half_kick(AtomsRef a, double dt, const FaultCheck& check) {
+  half_kick_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dt, check);
   QUASAR_LAUNCH_CHECK("half_kick_kernel");
 }
 
-void baoab_first_half(AtomsRef a, const StepParams& p, double* work) {
-  baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, work);
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check) {
+  baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, work, check);
   QUASAR_LAUNCH_CHECK("baoab_kernel");
 }
 

@@ -2,12 +2,15 @@
 // Time integration: velocity Verlet (NVE), Langevin (BAOAB), Bussi stochastic velocity rescaling,
 // and NPT with the stochastic cell-rescaling barostat. Per-atom work runs where the atoms live;
 // thermostat decisions (Bussi's factor) are taken on the device; the barostat reads the pressure
-// on the host every `barostat_every` steps (its only synchronisation).
+// on the host every `barostat_every` steps (its only synchronisation). Each step tests the atoms it
+// moves and kicks (md/safety.hpp): on the CPU a fault throws at once, on the GPU it is recorded
+// until throw_if_faulted() reads it.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "quasar/md/integrate_kernels.hpp"
+#include "quasar/md/safety.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/potential.hpp"
 
@@ -36,7 +39,9 @@ class Integrator {
   const IntegratorSettings& settings() const { return s_; }
 
   // Advances from step-1 to `step`: moves atoms, updates the list, computes forces (with `req`),
-  // and applies thermostat and barostat.
+  // and applies thermostat and barostat. Stops (throws on the CPU, records on the GPU) at a
+  // non-finite position, velocity or force, or at an atom that moved more than half the list's
+  // skin in the step.
   void advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
                ComputeRequest req);
   // Whether a step needs the virial (barostat steps).
@@ -47,14 +52,18 @@ class Integrator {
   // Checkpoint support: the state array on the host.
   std::vector<double> state() const { return state_.to_vector(); }
   void set_state(const std::vector<double>& v) { state_.assign(v); }
+  // Throws the first fault of the run, if any (reads the device on the GPU: call it where the host
+  // synchronises anyway).
+  void throw_if_faulted(const AtomState& atoms, double skin) const { faults_.throw_if_any(atoms, skin); }
 
  private:
-  void barostat(long step, AtomState& atoms, const ForceOutput& out);
+  void barostat(long step, AtomState& atoms, const ForceOutput& out, double skin);
 
   IntegratorSettings s_;
   double dof_;
   Array<double> state_;
   Array<double> kinetic_;  // barostat scratch: kinetic-energy tensor
+  FaultRecord faults_;
 };
 
 // Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend.
@@ -62,9 +71,9 @@ void reduce_kinetic(AtomState& atoms, double* dest);
 
 // Kernel launchers (integrator.cu).
 namespace gpu {
-void kick_drift(AtomsRef a, double dt);
-void half_kick(AtomsRef a, double dt);
-void baoab_first_half(AtomsRef a, const StepParams& p, double* work);
+void kick_drift(AtomsRef a, double dt, const FaultCheck& check);
+void half_kick(AtomsRef a, double dt, const FaultCheck& check);
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check);
 void kinetic(AtomsRef a, double* dest);
 void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step);
 void scale(AtomsRef a, Vec3 position_scale, Vec3 velocity_scale);

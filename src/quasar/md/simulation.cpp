@@ -51,6 +51,30 @@ void Simulation::compute_forces(bool energy) {
   potential_->compute(atoms_, list_.ref(), {energy, energy, false}, out_);
 }
 
+void Simulation::check_state(bool energy) {
+  // Faults first: atoms gone non-finite also fill a GPU list past its room.
+  integrator_.throw_if_faulted(atoms_, list_.settings().skin);
+  list_.check_overflow();
+  if (energy) check_energy();
+}
+
+void Simulation::check_energy() {
+  const double e = out_.energy();
+  if (std::isfinite(e)) return;
+  // Name the atom from the per-atom energies of the same state.
+  Fault f{step_, -1, {kBadEnergy, e}};
+  list_.update(atoms_, 0);
+  potential_->compute(atoms_, list_.ref(), {true, false, true}, out_);
+  const auto energies = out_.atom_energy.to_vector();
+  const auto ids = atoms_.id.to_vector();
+  for (std::size_t i = 0; i < energies.size() && i < ids.size(); ++i)
+    if (!std::isfinite(energies[i]) && (f.atom < 0 || ids[i] < f.atom)) {
+      f.atom = ids[i];
+      f.what.value = energies[i];
+    }
+  throw Error(describe(f, atoms_, list_.settings().skin));
+}
+
 Thermo Simulation::thermo() {
   reduce_kinetic(atoms_, kinetic_.data());
   const auto k = kinetic_.to_vector();
@@ -134,6 +158,8 @@ void Simulation::run() {
 void Simulation::run_to(long last) {
   const OutputSettings& o = settings_.output;
   if (!started_) {
+    if (const auto f = find_nonfinite_state(atoms_, step_)) throw Error(describe(*f, atoms_, list_.settings().skin));
+    check_state(true);
     if (step_ == 0 || !settings_.restart.empty()) write_thermo(thermo());
     if (step_ == 0 && !o.trajectory.empty()) write_frame();
     started_ = true;
@@ -146,8 +172,8 @@ void Simulation::run_to(long last) {
     const bool energy = thermo_now || frame_now;
     integrator_.advance(step_, atoms_, list_, *potential_, out_, {energy, energy, false});
     const bool checkpoint_now = !o.checkpoint.empty() && (step_ % o.checkpoint_every == 0 || step_ == last);
-    // A GPU list that ran out of room is caught before anything computed with it is written.
-    if (thermo_now || frame_now || checkpoint_now) list_.check_overflow();
+    // A fault, or a GPU list that ran out of room, is caught before anything computed after it is written.
+    if (thermo_now || frame_now || checkpoint_now) check_state(energy);
     if (thermo_now) write_thermo(thermo());
     if (frame_now) write_frame();
     if (checkpoint_now) write_checkpoint(o.checkpoint);

@@ -42,12 +42,17 @@ class Simulation {
   const MdSettings& settings() const { return settings_; }
 
   // Atomic checkpoint of everything a continuation needs; the list is rebuilt first so that a
-  // restarted run and this one continue from identical state (bit for bit on the CPU).
+  // restarted run and this one continue from identical state (bit for bit on the CPU). A faulty
+  // state (see md/safety.hpp) throws instead and leaves the file as it was.
   void write_checkpoint(const std::string& path);
   void read_checkpoint(const std::string& path);
 
  private:
   void compute_forces(bool energy);
+  // Throws at the first fault of the run (md/safety.hpp) and at a GPU list overflow; with
+  // `energy`, also at a non-finite energy of this step. Called where the host synchronises anyway.
+  void check_state(bool energy);
+  void check_energy();
   void print_thermo(const Thermo& t);
   void write_thermo(const Thermo& t);
   void write_frame();
