@@ -56,10 +56,10 @@ std::optional<System> copper() {
   return s;
 }
 
-// DeePMD-kit's water model on the first frame of its water data (64 molecules, 192 atoms). Every
-// force on an atom is one contribution per centre that has it as a neighbour (at most the 138 sel
-// slots) and one for its own centre; the energy is one contribution per 8 atoms (a block of the
-// last fitting layer), each virial component one per atom.
+// DeePMD-kit's water model on the first frame of its water data (64 molecules, 192 atoms). The
+// force on an atom is one contribution per centre that has it among its neighbours (about as many
+// as a centre's 46 + 92 sel slots in this liquid) and one for its own centre; the energy is one
+// contribution per 8 atoms (a block of the last fitting layer), each virial component one per atom.
 std::optional<System> water() {
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
