@@ -15,6 +15,9 @@ systems=${2:-water}
 modes=${3:-"double mixed32 mixed16"}
 compress=${4:-"0 0.5"}  # 0: exact nets; else the closest distance for the tables
 # QUASAR_NCU=1: per-kernel times of 12 steps from Nsight Compute instead (log $OUT/ncu-MODE-COMPRESS.txt).
+# QUASAR_DETERMINISTIC=1: fixed-point sums (deterministic = true), to measure what they cost.
+det=()
+[ "${QUASAR_DETERMINISTIC:-0}" = 1 ] && det=(--deterministic)
 for p in $modes; do
   for c in $compress; do
     prof=() steps=${BENCH_STEPS:-}
@@ -24,6 +27,6 @@ for p in $modes; do
       steps=12
     fi
     "${prof[@]}" build-cuda/bench/bench_md_bench --device cuda --systems "$systems" --cells "$cells" --precision "$p" \
-      --compress "$c" ${steps:+--steps $steps} 2>&1 | tee -a "$out/dp-bench.log"
+      --compress "$c" ${steps:+--steps $steps} "${det[@]}" 2>&1 | tee -a "$out/dp-bench.log"
   done
 done

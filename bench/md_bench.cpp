@@ -1,11 +1,13 @@
-// Full MD steps (velocity Verlet, neighbour list with a 1 Å skin, forces; energies only at the last
-// step) at 300 K: prints atom-steps/s and device memory. Systems: "lj" (argon fcc), "eam" (copper
-// fcc), "water" (Deep Potential water: the first frame of DeePMD-kit's water data, 64 liquid
-// molecules, repeated cells^3 times: 4 -> 12,288 atoms; data folder in $QUASAR_WATER_DATA, model
-// in $QUASAR_DP_WATER), "copper" (Deep Potential fcc copper, cells^3 unit cells, model in
-// $QUASAR_DP_COPPER).
+// Full MD steps (velocity Verlet or a thermostat, neighbour list with a 1 Å skin, forces; energies
+// only at the last step) at 300 K: prints atom-steps/s and device memory. Systems: "lj" (argon
+// fcc), "eam" (copper fcc), "water" (Deep Potential water: the first frame of DeePMD-kit's water
+// data, 64 liquid molecules, repeated cells^3 times: 4 -> 12,288 atoms; data folder in
+// $QUASAR_WATER_DATA, model in $QUASAR_DP_WATER), "copper" (Deep Potential fcc copper, cells^3
+// unit cells, model in $QUASAR_DP_COPPER).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
 //                       [--precision double|mixed32|mixed16] [--compress MIN_DIST] [--chunk ATOMS]
+//                       [--integrator nve|langevin|bussi] [--deterministic]   (fixed-point GPU sums:
+//                       deterministic = true of an input; with nve, LJ and EAM have none in force-only steps)
 //        bench_md_bench [--compress MIN_DIST] --write-model FILE   (the water model as the benchmark
 //                       runs it, for other codes; compressed models keep their table settings)
 #include <chrono>
@@ -50,10 +52,17 @@ dp::DpModel bench_model(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam", precision = "double", write_model;
+  std::string device = "auto", cells_arg = "20 40 80", systems_arg = "lj eam", precision = "double", write_model,
+              integrator = "nve";
   long steps = 0, chunk = 0;
   double compress = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool deterministic = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--deterministic")) {
+      deterministic = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (!std::strcmp(argv[i], "--device")) device = argv[i + 1];
     else if (!std::strcmp(argv[i], "--cells")) cells_arg = argv[i + 1];
     else if (!std::strcmp(argv[i], "--steps")) steps = std::atol(argv[i + 1]);
@@ -62,6 +71,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--compress")) compress = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--chunk")) chunk = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--write-model")) write_model = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--integrator")) integrator = argv[i + 1];
+    ++i;
   }
   auto bench_dp = [compress](const char* file) {
     dp::DpModel m = bench_model(file);
@@ -115,7 +126,7 @@ int main(int argc, char** argv) {
                                          : (backend == Backend::Cuda ? 200000000L : 2000000L);
       const long nsteps = steps > 0 ? steps : std::max(20L, budget / n);
       md::MdSettings st;
-      st.integrator.kind = "nve";
+      st.integrator.kind = integrator;
       st.integrator.dt = sys == "water" ? 0.0005 : 0.002;
       st.integrator.temperature = 300;
       st.integrator.seed = 4928459;
@@ -123,6 +134,7 @@ int main(int argc, char** argv) {
       st.output.thermo_every = 1000000000;
       st.skin = 1.0;
       st.sort_every = 1000;
+      st.deterministic = deterministic;
       const std::size_t mem0 = device::memory_in_use();
       md::Simulation sim(s, std::move(pot), st, backend);
       // Warm-up, then the timed steps.
@@ -140,9 +152,10 @@ int main(int argc, char** argv) {
       sim.neighbor_list().check_overflow();
       const md::Thermo t = sim.thermo();
       const double mem = static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n);
-      std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld", sys.c_str(), n,
+      std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld, %s%s", sys.c_str(), n,
                   backend_name(backend), nsteps, static_cast<double>(n) * nsteps / secs, 1e3 * secs / nsteps, mem,
-                  t.temperature, sim.neighbor_list().builds());
+                  t.temperature, sim.neighbor_list().builds(), integrator.c_str(),
+                  deterministic ? ", deterministic" : "");
       if (deepmd)
         if (const auto* g = static_cast<dp::DeepPotential&>(sim.potential()).gpu_evaluator())
           std::printf(", %s%s, chunk %ld atoms, work %.2f GB", precision.c_str(), compress > 0 ? " compressed" : "",

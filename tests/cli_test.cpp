@@ -189,6 +189,59 @@ checkpoint_every = 10
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()), good);
 }
 
+// deterministic = true (or --deterministic) is accepted everywhere; on the CPU it changes nothing, so
+// the thermo lines are the same text with and without it. A misspelling lists the key.
+TEST_F(Cli, DeterministicIsAcceptedAndChangesNothingOnTheCpu) {
+  const std::string input = R"(
+[structure]
+lattice = "fcc"
+element = "Ar"
+a = 5.3
+repeat = [3, 3, 3]
+[potential]
+type = "lj"
+cutoff = 8.0
+[potential.species.Ar]
+epsilon = 0.0104
+sigma = 3.405
+[md]
+integrator = "langevin"
+timestep_fs = 5
+steps = 30
+temperature_K = 80
+[output]
+thermo_every = 10
+)";
+  write("plain.toml", "device = \"cpu\"\n" + input);
+  write("det.toml", "device = \"cpu\"\ndeterministic = true\n" + input);
+  const Result plain = quasar("run plain.toml"), det = quasar("run det.toml"), flag = quasar("run plain.toml --deterministic");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  ASSERT_EQ(det.code, 0) << det.err;
+  ASSERT_EQ(flag.code, 0) << flag.err;
+  const auto thermo = [](const std::string& out) { return out.substr(out.find("step")); };
+  EXPECT_EQ(thermo(det.out), thermo(plain.out));
+  EXPECT_EQ(thermo(flag.out), thermo(plain.out));
+  EXPECT_NE(det.out.find("deterministic sums"), std::string::npos) << det.out;
+  write("typo.toml", "determinstic = true\n" + input);
+  const Result typo = quasar("run typo.toml");
+  EXPECT_EQ(typo.code, 1);
+  EXPECT_NE(typo.err.find("typo.toml:1: unknown key 'determinstic'; valid keys: structure potential md output neighbor "
+                          "device deterministic"),
+            std::string::npos)
+      << typo.err;
+  write("bad.toml", "deterministic = \"yes\"\n" + input);
+  const Result bad = quasar("run bad.toml");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("bad.toml:1:"), std::string::npos) << bad.err;
+  const std::string eam = test::lammps_potential("Cu_u3.eam");
+  if (eam.empty()) return;
+  io::write_extxyz((dir_ / "cu.xyz").string(), {test::distorted_fcc({2, 2, 2}, 3.6, 0.1, 0.1, 63)});
+  const Result e1 = quasar("eval --model " + eam + " --structure cu.xyz --json --device cpu");
+  const Result e2 = quasar("eval --model " + eam + " --structure cu.xyz --json --device cpu --deterministic");
+  ASSERT_EQ(e2.code, 0) << e2.err;
+  EXPECT_EQ(e1.out, e2.out);
+}
+
 TEST_F(Cli, BadInputNamesFileLineAndKey) {
   write("unknown.toml", "[structure]\nlattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2,2,2]\n"
                         "[potential]\ntype = \"eam\"\nfile = \"x.eam\"\n[md]\nsteps = 10\ntimestep = 1\n");

@@ -69,20 +69,23 @@ class Potential:
 
     model: a DeePMD-kit model (.dp, .yaml), an EAM file (.eam funcfl, .eam.alloy setfl) or a TOML
     file with a [potential] table. device: "auto" (the GPU when one is usable), "cpu" or "cuda".
-    precision (GPU, Deep Potentials): "double", "mixed32" or "mixed16".
+    precision (GPU, Deep Potentials): "double", "mixed32" or "mixed16". deterministic: GPU sums in
+    64-bit fixed point, so that evaluations and the simulations run with this potential are
+    bit-identical from run to run (the input file's `deterministic = true`; the CPU always is).
     """
 
-    def __init__(self, model: str | os.PathLike, device: str = "auto", precision: str = "double"):
-        self._p = _quasar.Potential.load(os.fspath(model), device, precision)
+    def __init__(self, model: str | os.PathLike, device: str = "auto", precision: str = "double",
+                 deterministic: bool = False):
+        self._p = _quasar.Potential.load(os.fspath(model), device, precision, bool(deterministic))
 
     @classmethod
     def from_config(cls, table: Mapping[str, Any], base_dir: str | os.PathLike = ".", device: str = "auto",
-                    precision: str = "double") -> "Potential":
+                    precision: str = "double", deterministic: bool = False) -> "Potential":
         """A potential from the keys of a [potential] table, e.g.
         {"type": "lj", "epsilon": 0.0104, "sigma": 3.4, "cutoff": 8.5}; file names are relative to base_dir."""
         self = cls.__new__(cls)
         self._p = _quasar.Potential.from_toml(to_toml({"potential": dict(table)}), os.fspath(base_dir), device,
-                                              precision)
+                                              precision, bool(deterministic))
         return self
 
     @property
@@ -98,6 +101,11 @@ class Potential:
     def device(self) -> str:
         """"cpu" or "cuda": where this potential is evaluated."""
         return self._p.device
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether GPU sums are taken in fixed point (bit-identical runs)."""
+        return self._p.deterministic
 
     def compute(self, positions, symbols: Sequence[str], cell=None, pbc=None, per_atom: bool = False) -> Result:
         """Energy, forces and virial of one structure.
@@ -116,7 +124,8 @@ class Potential:
 
 
 class Simulation:
-    """MD (or FIRE minimisation) with Quasar's own loop, on the potential's device.
+    """MD (or FIRE minimisation) with Quasar's own loop, on the potential's device (deterministic when
+    the potential is).
 
     settings are the keys of the [md] table of an input file (integrator, timestep_fs,
     temperature_K, seed, thermostat settings, ...; see docs/user-guide.md); output= and neighbor=

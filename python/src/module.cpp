@@ -80,8 +80,9 @@ std::vector<double> flat(const Mat3& m) {
 
 class PyPotential {
  public:
-  PyPotential(std::shared_ptr<Potential> p, const std::string& device, const std::string& precision)
-      : potential(std::move(p)), backend(parse_backend(device)) {
+  PyPotential(std::shared_ptr<Potential> p, const std::string& device, const std::string& precision,
+              bool deterministic_sums)
+      : potential(std::move(p)), backend(parse_backend(device)), deterministic(deterministic_sums) {
     set_model_precision(*potential, precision);
   }
   nb::dict compute(Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols, bool per_atom) {
@@ -89,7 +90,7 @@ class PyPotential {
     Evaluation e;
     {
       nb::gil_scoped_release release;
-      e = evaluate(*potential, s, backend, per_atom);
+      e = evaluate(*potential, s, backend, per_atom, -1, deterministic);
     }
     const std::size_t n = s.size();
     nb::dict d;
@@ -107,18 +108,20 @@ class PyPotential {
   }
   std::shared_ptr<Potential> potential;
   Backend backend;
+  bool deterministic;  // fixed-point GPU sums, also for the simulations it drives
 };
 
-PyPotential load(const std::string& path, const std::string& device, const std::string& precision) {
-  return PyPotential(std::shared_ptr<Potential>(load_model(path)), device, precision);
+PyPotential load(const std::string& path, const std::string& device, const std::string& precision,
+                 bool deterministic) {
+  return PyPotential(std::shared_ptr<Potential>(load_model(path)), device, precision, deterministic);
 }
 
 PyPotential from_toml(const std::string& text, const std::string& base_dir, const std::string& device,
-                      const std::string& precision) {
+                      const std::string& precision, bool deterministic) {
   const toml::table root = parse_toml_text(text, "<potential settings>");
   const ConfigTable table{&root, "<potential settings>", ""};
   return PyPotential(std::shared_ptr<Potential>(make_potential(table.require_sub("potential"), base_dir)), device,
-                     precision);
+                     precision, deterministic);
 }
 
 class PySimulation {
@@ -133,7 +136,8 @@ class PySimulation {
       for (std::size_t i = 0; i < s.size(); ++i) s.velocities[i] = {velocities(i, 0), velocities(i, 1), velocities(i, 2)};
     }
     const toml::table root = parse_toml_text(settings_toml, "<md settings>");
-    const md::MdSettings settings = md::md_settings_from_config(ConfigTable{&root, "<md settings>", ""}, base_dir);
+    md::MdSettings settings = md::md_settings_from_config(ConfigTable{&root, "<md settings>", ""}, base_dir);
+    settings.deterministic = p.deterministic;
     sim_ = std::make_unique<md::Simulation>(s, p.potential, settings, p.backend);
   }
   void run_to(long last) {
@@ -183,12 +187,13 @@ NB_MODULE(_quasar, m) {
   m.def("cuda_available", &quasar::cuda_available);
   m.def("built_with_cuda", &quasar::built_with_cuda);
   nb::class_<PyPotential>(m, "Potential")
-      .def_static("load", &load, "path"_a, "device"_a, "precision"_a)
-      .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a)
+      .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a)
+      .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def("compute", &PyPotential::compute, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "per_atom"_a)
       .def_prop_ro("name", [](const PyPotential& p) { return p.potential->name(); })
       .def_prop_ro("cutoff", [](const PyPotential& p) { return p.potential->cutoff(); })
-      .def_prop_ro("device", [](const PyPotential& p) { return std::string(quasar::backend_name(p.backend)); });
+      .def_prop_ro("device", [](const PyPotential& p) { return std::string(quasar::backend_name(p.backend)); })
+      .def_prop_ro("deterministic", [](const PyPotential& p) { return p.deterministic; });
   nb::class_<PySimulation>(m, "Simulation")
       .def(nb::init<PyPotential&, Positions, Cell, Pbc, const std::vector<std::string>&, const std::vector<double>&,
                     Positions, const std::string&, const std::string&>(),

@@ -207,6 +207,34 @@ def test_gpu_matches_cpu():
     np.testing.assert_allclose(gpu.atom_virial, cpu.atom_virial, atol=1e-10)
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_deterministic_potential_and_simulation(device):
+    # deterministic=True: the same bits on every evaluation and run; on the CPU the same bits as without it.
+    if device == "cuda" and not quasar.cuda_available():
+        pytest.skip("no usable GPU")
+    pos, symbols, cell = diamond(n=2)
+    pot = quasar.Potential(SILICON, device=device, deterministic=True)
+    assert pot.deterministic and not quasar.Potential(SILICON, device="cpu").deterministic
+    a, b = (quasar.Potential(SILICON, device=device, deterministic=True).compute(pos, symbols, cell=cell, per_atom=True)
+            for _ in range(2))
+    assert a.energy == b.energy
+    for name in ("forces", "virial", "atom_energy", "atom_virial"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    if device == "cpu":
+        plain = quasar.Potential(SILICON, device="cpu").compute(pos, symbols, cell=cell, per_atom=True)
+        assert a.energy == plain.energy
+        np.testing.assert_array_equal(a.forces, plain.forces)
+    runs = []
+    for _ in range(2):
+        sim = quasar.Simulation(quasar.Potential(SILICON, device=device, deterministic=True), pos, symbols, cell,
+                                integrator="langevin", timestep_fs=1.0, temperature_K=600, seed=3)
+        sim.run(30)
+        runs.append((sim.positions, sim.velocities, sim.thermo()["potential_energy"]))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    assert runs[0][2] == runs[1][2]
+
+
 def test_the_python_example_runs():
     pytest.importorskip("ase")
     script = ROOT / "examples" / "python" / "silicon_ase.py"

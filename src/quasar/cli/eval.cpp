@@ -13,12 +13,13 @@
 namespace quasar::cli {
 
 namespace {
-const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom]
+const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
 XYZ frames or a LAMMPS data file). MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
 [potential] table. --json prints one object per structure with keys energy, forces, virial (and
 atom_energy, atom_virial with --per-atom); an array of them when FILE has several frames.
+--deterministic: GPU sums in 64-bit fixed point, so that repeated evaluations give the same bits.
 )";
 
 nlohmann::json to_json(const Evaluation& e, bool per_atom) {
@@ -40,7 +41,8 @@ nlohmann::json to_json(const Evaluation& e, bool per_atom) {
 }  // namespace
 
 int eval_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help", "--json", "--per-atom"}, {"--model", "--structure", "--device", "--precision"});
+  const Args a = Args::parse(argv, {"--help", "--json", "--per-atom", "--deterministic"},
+                             {"--model", "--structure", "--device", "--precision"});
   if (a.has("--help")) {
     std::cout << kEvalHelp;
     return 0;
@@ -58,7 +60,7 @@ int eval_command(const std::vector<std::string>& argv) {
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
   for (std::size_t k = 0; k < frames.size(); ++k) {
-    const Evaluation e = evaluate(*pot, frames[k], backend, per_atom);
+    const Evaluation e = evaluate(*pot, frames[k], backend, per_atom, -1, a.has("--deterministic"));
     if (a.has("--json")) {
       all.push_back(to_json(e, per_atom));
       continue;

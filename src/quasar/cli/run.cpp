@@ -8,15 +8,16 @@
 namespace quasar::cli {
 
 namespace {
-const char* kRunHelp = R"(usage: quasar run INPUT.toml [--device auto|cpu|cuda]
+const char* kRunHelp = R"(usage: quasar run INPUT.toml [--device auto|cpu|cuda] [--deterministic]
 
 Runs the simulation described by INPUT.toml: tables [structure], [potential], [md], [output],
-[neighbor] and the key device (see docs/user-guide.md). --device overrides the file's device.
+[neighbor] and the keys device and deterministic (see docs/user-guide.md). --device overrides the
+file's device; --deterministic sets deterministic = true (bit-identical GPU runs).
 )";
 }  // namespace
 
 int run_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help"}, {"--device"});
+  const Args a = Args::parse(argv, {"--help", "--deterministic"}, {"--device"});
   if (a.has("--help")) {
     std::cout << kRunHelp;
     return 0;
@@ -25,9 +26,9 @@ int run_command(const std::vector<std::string>& argv) {
   const std::string path = a.positional[0];
   const toml::table root = parse_toml_file(path);
   const ConfigTable top{&root, path, ""};
-  top.allow_only({"structure", "potential", "md", "output", "neighbor", "device"});
+  top.allow_only({"structure", "potential", "md", "output", "neighbor", "device", "deterministic"});
   const Backend backend = parse_backend(a.get("--device", top.get_string("device", "auto")));
-  md::run_from_config(top, std::filesystem::absolute(path).parent_path(), backend);
+  md::run_from_config(top, std::filesystem::absolute(path).parent_path(), backend, a.has("--deterministic"));
   return 0;
 }
 

@@ -12,7 +12,8 @@ double kt_of(double temperature) { return units::boltzmann * temperature; }
 }  // namespace
 
 Integrator::Integrator(const IntegratorSettings& s, Backend backend, int num_atoms)
-    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize), kinetic_(backend, 6), faults_(backend) {
+    : s_(s), dof_(3.0 * num_atoms - 3.0), state_(backend, kStateSize), kinetic_(backend, 6), step_work_(backend, 1),
+      faults_(backend) {
   const std::string& k = s_.kind;
   if (k != "nve" && k != "langevin" && k != "bussi" && k != "npt")
     throw Error("unknown integrator '" + k + "' (valid: nve, langevin, bussi, npt)");
@@ -30,11 +31,11 @@ double Integrator::reservoir_energy() const {
   return v[kThermostatWork] + v[kBarostatWork];
 }
 
-void reduce_kinetic(AtomState& atoms, double* dest) {
+void reduce_kinetic(AtomState& atoms, double* dest, [[maybe_unused]] device::FixedPointSums* fixed) {
   AtomsRef a = atoms.ref();
   if (atoms.backend() == Backend::Cuda) {
 #ifdef QUASAR_HAVE_CUDA
-    gpu::kinetic(a, dest);
+    gpu::kinetic(a, dest, fixed);
     return;
 #endif
   }
@@ -61,10 +62,11 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
   const double max_move = skin > 0 ? 0.5 * skin : std::numeric_limits<double>::infinity();
   [[maybe_unused]] const FaultCheck moved{faults_.slots(), fault_when(step, kAfterDrift), max_move};
   AtomsRef a = atoms.ref();
+  [[maybe_unused]] device::FixedPointSums* fixed = out.deterministic ? &fixed_ : nullptr;
   if (s_.kind == "langevin") {
     if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
-      gpu::baoab_first_half(a, p, state_.data() + kThermostatWork, moved);
+      gpu::baoab_first_half(a, p, state_.data() + kThermostatWork, moved, fixed, step_work_.data());
 #endif
     } else {
       double work = 0;
@@ -108,7 +110,7 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
     const double c = std::exp(-dt / s_.tau_t);
     if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
-      gpu::bussi(a, state_.data(), dof_, p.kt, c, s_.seed, static_cast<uint64_t>(step));
+      gpu::bussi(a, state_.data(), dof_, p.kt, c, s_.seed, static_cast<uint64_t>(step), fixed);
 #endif
     } else {
       reduce_kinetic(atoms, state_.data() + kKinetic);
@@ -131,7 +133,7 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
 // The anisotropic variant applies the same equation to each Cartesian axis with its own pressure
 // component and noise.
 void Integrator::barostat(long step, AtomState& atoms, const ForceOutput& out, double skin) {
-  reduce_kinetic(atoms, kinetic_.data());
+  reduce_kinetic(atoms, kinetic_.data(), out.deterministic ? &fixed_ : nullptr);
   const std::vector<double> kin = kinetic_.to_vector();
   const Mat3 w = out.virial();
   const Box& box = atoms.box();

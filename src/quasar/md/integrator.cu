@@ -33,7 +33,8 @@ __global__ void half_kick_kernel(AtomsRef a, double dt, FaultCheck check) {
   record(check, a, i, check_kicked(a, i));
 }
 
-__global__ void baoab_kernel(AtomsRef a, StepParams p, double* work, FaultCheck check) {
+template <class Sum>
+__global__ void baoab_kernel(AtomsRef a, StepParams p, double* work, FaultCheck check, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double de[1] = {0};
   if (i < a.n) {
@@ -41,14 +42,15 @@ __global__ void baoab_kernel(AtomsRef a, StepParams p, double* work, FaultCheck 
     de[0] = md::baoab_first_half(a, i, p);
     record(check, a, i, check_moved(a, i, before, check.max_move));
   }
-  device::block_sum_into<kBlock, 1>(de, work);
+  device::block_sum_into<kBlock, 1>(de, work, add);
 }
 
-__global__ void kinetic_kernel(AtomsRef a, double* dest) {
+template <class Sum>
+__global__ void kinetic_kernel(AtomsRef a, double* dest, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double k[6] = {0, 0, 0, 0, 0, 0};
   if (i < a.n) kinetic_tensor(a, i, k);
-  device::block_sum_into<kBlock, 6>(k, dest);
+  device::block_sum_into<kBlock, 6>(k, dest, add);
 }
 
 // One thread: Bussi's factor from the reduced kinetic energy; stored for the rescaling kernel.
@@ -92,19 +94,31 @@ void half_kick(AtomsRef a, double dt, const FaultCheck& check) {
   QUASAR_LAUNCH_CHECK("half_kick_kernel");
 }
 
-void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check) {
-  baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, work, check);
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check,
+                      device::FixedPointSums* fixed, double* scratch) {
+  if (!fixed) {
+    baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, work, check, device::FloatSum{});
+    QUASAR_LAUNCH_CHECK("baoab_kernel");
+    return;
+  }
+  // The step's work as a fixed-point sum in scratch, then added to the running total.
+  QUASAR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(double)));
+  baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, p, scratch, check, device::FixedSum{fixed->start()});
   QUASAR_LAUNCH_CHECK("baoab_kernel");
+  fixed->finish(scratch, 1, device::fixed_scale::kTotal, work);
 }
 
-void kinetic(AtomsRef a, double* dest) {
+void kinetic(AtomsRef a, double* dest, device::FixedPointSums* fixed) {
   QUASAR_CUDA_CHECK(cudaMemsetAsync(dest, 0, 6 * sizeof(double)));
-  kinetic_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dest);
+  if (fixed) kinetic_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dest, device::FixedSum{fixed->start()});
+  else kinetic_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, dest, device::FloatSum{});
   QUASAR_LAUNCH_CHECK("kinetic_kernel");
+  if (fixed) fixed->finish(dest, 6, device::fixed_scale::kTotal);
 }
 
-void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step) {
-  kinetic(a, state + kKinetic);
+void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step,
+           device::FixedPointSums* fixed) {
+  kinetic(a, state + kKinetic, fixed);
   bussi_alpha_kernel<<<1, 1>>>(state, dof, kt, c, seed, step);
   QUASAR_LAUNCH_CHECK("bussi_alpha_kernel");
   rescale_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, state);

@@ -41,7 +41,8 @@ class Integrator {
   // Advances from step-1 to `step`: moves atoms, updates the list, computes forces (with `req`),
   // and applies thermostat and barostat. Stops (throws on the CPU, records on the GPU) at a
   // non-finite position, velocity or force, or at an atom that moved more than half the list's
-  // skin in the step.
+  // skin in the step. With out.deterministic the integrator's own sums over atoms (thermostat
+  // work, kinetic energy) are deterministic on the GPU too.
   void advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
                ComputeRequest req);
   // Whether a step needs the virial (barostat steps).
@@ -62,20 +63,26 @@ class Integrator {
   IntegratorSettings s_;
   double dof_;
   Array<double> state_;
-  Array<double> kinetic_;  // barostat scratch: kinetic-energy tensor
+  Array<double> kinetic_;     // barostat scratch: kinetic-energy tensor
+  Array<double> step_work_;   // GPU scratch: one step's thermostat work in fixed point
+  device::FixedPointSums fixed_;
   FaultRecord faults_;
 };
 
-// Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend.
-void reduce_kinetic(AtomState& atoms, double* dest);
+// Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend;
+// on the GPU in fixed point (the same bits every run) when `fixed` is given.
+void reduce_kinetic(AtomState& atoms, double* dest, device::FixedPointSums* fixed = nullptr);
 
-// Kernel launchers (integrator.cu).
+// Kernel launchers (integrator.cu). `fixed` (or null): sums over atoms in 64-bit fixed point.
 namespace gpu {
 void kick_drift(AtomsRef a, double dt, const FaultCheck& check);
 void half_kick(AtomsRef a, double dt, const FaultCheck& check);
-void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check);
-void kinetic(AtomsRef a, double* dest);
-void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step);
+// Adds the step's thermostat work to *work (scratch: one double of device memory for fixed point).
+void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check,
+                      device::FixedPointSums* fixed, double* scratch);
+void kinetic(AtomsRef a, double* dest, device::FixedPointSums* fixed);
+void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step,
+           device::FixedPointSums* fixed);
 void scale(AtomsRef a, Vec3 position_scale, Vec3 velocity_scale);
 }  // namespace gpu
 

@@ -12,6 +12,7 @@ std::string resolve(const std::string& p, const std::filesystem::path& base) {
 
 MdSettings md_settings_from_config(const ConfigTable& root, const std::filesystem::path& base) {
   MdSettings s;
+  s.deterministic = root.get_bool("deterministic", false);
   if (auto md = root.sub("md")) {
     md->allow_only({"integrator", "timestep_fs", "steps", "temperature_K", "init_velocities", "seed", "tau_t_fs",
                     "pressure_bar", "tau_p_fs", "compressibility_per_bar", "barostat", "barostat_every", "restart",

@@ -41,9 +41,13 @@ struct MdSettings {
   OutputSettings output;
   double skin = 1.0;
   long sort_every = 1000;
+  // Bit-identical GPU runs: forces, energies, virials and the integrator's sums in 64-bit fixed
+  // point (ForceOutput::deterministic). The CPU is deterministic either way.
+  bool deterministic = false;
 };
 
-// Reads [md], [output] and [neighbor] (each optional); file names become relative to base_dir.
+// Reads [md], [output] and [neighbor] (each optional) and the top-level key `deterministic`; file
+// names become relative to base_dir.
 MdSettings md_settings_from_config(const ConfigTable& root, const std::filesystem::path& base_dir);
 
 }  // namespace quasar::md

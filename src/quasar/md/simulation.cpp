@@ -36,7 +36,8 @@ Structure with_velocities(Structure s, const MdSettings& settings) {
 Simulation::Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings,
                        Backend backend)
     : settings_(settings), backend_(backend), atoms_(backend, with_velocities(s, settings)),
-      potential_(std::move(potential)), list_(backend, list_settings(*potential_, settings, backend)), out_(backend),
+      potential_(std::move(potential)), list_(backend, list_settings(*potential_, settings, backend)),
+      out_(backend, settings.deterministic),
       integrator_(settings.integrator, backend, static_cast<int>(s.size())), kinetic_(backend, 6) {
   potential_->bind_types(atoms_.type_names());
   if (!settings_.restart.empty()) {
@@ -76,7 +77,7 @@ void Simulation::check_energy() {
 }
 
 Thermo Simulation::thermo() {
-  reduce_kinetic(atoms_, kinetic_.data());
+  reduce_kinetic(atoms_, kinetic_.data(), settings_.deterministic ? &fixed_ : nullptr);
   const auto k = kinetic_.to_vector();
   const Mat3 w = out_.virial();
   Thermo t;
@@ -182,15 +183,17 @@ void Simulation::run_to(long last) {
   progress.finish(step_);
 }
 
-void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend) {
+void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend,
+                     bool deterministic) {
   // Cheap checks of every table first, so that a typo fails before any file is read.
-  const MdSettings settings = md_settings_from_config(root, base_dir);
+  MdSettings settings = md_settings_from_config(root, base_dir);
+  settings.deterministic = settings.deterministic || deterministic;
   const Structure s = io::structure_from_config(root.require_sub("structure"), base_dir);
   auto pot = make_potential(root.require_sub("potential"), base_dir);
   Simulation sim(s, std::move(pot), settings, backend);
   std::cout << "quasar: " << s.size() << " atoms, " << sim.potential().name() << " potential, "
             << (settings.mode == "minimize" ? "FIRE minimisation" : settings.integrator.kind + " dynamics") << " on "
-            << backend_name(backend) << "\n";
+            << backend_name(backend) << (settings.deterministic ? ", deterministic sums" : "") << "\n";
   sim.run();
 }
 

@@ -68,9 +68,12 @@ class Simulation {
   bool header_printed_ = false, started_ = false;
   std::ofstream csv_, traj_;
   Array<double> kinetic_;  // scratch for the kinetic-energy tensor
+  device::FixedPointSums fixed_;  // its status in deterministic GPU runs
 };
 
-// `quasar run`: builds the structure, potential and settings of an input file and runs it.
-void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend);
+// `quasar run`: builds the structure, potential and settings of an input file and runs it
+// (deterministic: as if the file said deterministic = true).
+void run_from_config(const ConfigTable& root, const std::filesystem::path& base_dir, Backend backend,
+                     bool deterministic = false);
 
 }  // namespace quasar::md

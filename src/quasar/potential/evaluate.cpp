@@ -35,7 +35,7 @@ Evaluation collect(const AtomState& atoms, const ForceOutput& out, bool per_atom
 }  // namespace
 
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
-                                     bool per_atom, int n_local) {
+                                     bool per_atom, int n_local, bool deterministic) {
   AtomState atoms(backend, s, n_local);
   std::map<ListKind, double> cutoff;
   for (Potential* p : potentials) {
@@ -52,7 +52,7 @@ std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, 
     lists.emplace(kind, NeighborList(backend, ns)).first->second.build(atoms);
   }
   std::vector<Evaluation> out;
-  ForceOutput f(backend);
+  ForceOutput f(backend, deterministic);
   for (Potential* p : potentials) {
     p->bind_types(atoms.type_names());
     p->compute(atoms, lists.at(p->list_kind(backend)).ref(), {true, true, per_atom}, f);
@@ -61,8 +61,9 @@ std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, 
   return out;
 }
 
-Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom, int n_local) {
-  return evaluate_all({&potential}, s, backend, per_atom, n_local).front();
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom, int n_local,
+                    bool deterministic) {
+  return evaluate_all({&potential}, s, backend, per_atom, n_local, deterministic).front();
 }
 
 }  // namespace quasar

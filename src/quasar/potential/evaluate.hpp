@@ -16,11 +16,13 @@ struct Evaluation {
 };
 
 // n_local >= 0: atoms from n_local on are ghosts (AtomState), for potentials that support them.
-Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false, int n_local = -1);
+// deterministic: GPU sums in fixed point, bit-identical from run to run (ForceOutput).
+Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false, int n_local = -1,
+                    bool deterministic = false);
 
 // Several potentials on one copy of the structure on the backend: one upload, one neighbour list
 // per list kind (with the largest cutoff of the potentials that use it).
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
-                                     bool per_atom = false, int n_local = -1);
+                                     bool per_atom = false, int n_local = -1, bool deterministic = false);
 
 }  // namespace quasar

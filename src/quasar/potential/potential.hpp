@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "quasar/core/atoms.hpp"
+#include "quasar/device/fixed_point.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 
 namespace quasar {
@@ -22,8 +23,14 @@ struct ForceOutput {
   Array<double> totals;               // kTotals values
   Array<double> atom_energy;          // n, when requested
   Array<double> atom_virial;          // 9 n, component-major: W_ab of atom i at [(3a+b) n + i]
+  // Deterministic accumulation: on the GPU every sum that threads share (forces on neighbours,
+  // per-atom virials, totals) is taken in 64-bit fixed point (device/fixed_point.hpp), so that
+  // evaluations of the same input are bit-identical. The CPU loops are deterministic anyway.
+  bool deterministic = false;
+  device::FixedPointSums fixed;  // the status of those sums (GPU)
 
-  explicit ForceOutput(Backend b) : totals(b, kTotals), atom_energy(b), atom_virial(b) {}
+  explicit ForceOutput(Backend b, bool deterministic_sums = false)
+      : totals(b, kTotals), atom_energy(b), atom_virial(b), deterministic(deterministic_sums) {}
   // Host copy of totals (synchronises on the GPU).
   double energy() const { return totals.to_vector()[0]; }
   Mat3 virial() const {

@@ -347,7 +347,7 @@ void Engine<T>::centre_type(Frame& f, int ti, bool tangents, double dl_de, bool 
     QUASAR_LAUNCH_CHECK("training energy");
     dp::force_kernel<T><<<nc, dp::kAtomBlock, 8 * M * sizeof(T)>>>(
         m, c, a, gr.data(), gX, rhat.data(), nbr.data(), disp.data(), dstd.data(), filled.data(),
-        dp::GemmSource<T>{gf.data(), M}, totals.data(), nullptr);
+        dp::GemmSource<T>{gf.data(), M}, totals.data(), nullptr, device::FloatSum{});
     QUASAR_LAUNCH_CHECK("training forces");
     return;
   }

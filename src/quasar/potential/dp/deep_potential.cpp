@@ -73,7 +73,8 @@ void DeepPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const
   std::vector<int> count(model_.ntypes(), 0);
   for (std::size_t t = 0; t < model_type_.size(); ++t) count[model_type_[t]] += atoms.local_type_counts()[t];
   gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), count, out.totals.data(),
-                req.per_atom ? out.atom_energy.data() : nullptr, req.per_atom ? out.atom_virial.data() : nullptr);
+                req.per_atom ? out.atom_energy.data() : nullptr, req.per_atom ? out.atom_virial.data() : nullptr,
+                out.deterministic ? &out.fixed : nullptr);
 }
 
 void DeepPotential::check_parameters(int atoms) const {

@@ -95,7 +95,7 @@ struct GpuEvaluator::Impl {
   virtual ~Impl() = default;
   virtual void set_extra(const std::vector<double>& v) = 0;
   virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
-                       double* totals, double* atom_energy, double* atom_virial) = 0;
+                       double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed) = 0;
   double work = 0;
   long chunk = 0;
 };
@@ -141,6 +141,9 @@ class Evaluator final : public GpuEvaluator::Impl {
     }
     fused_ = !compressed_ && fused_net_fits(de);
     cublas_check(cublasCreate(&cublas_), "cublasCreate");
+    // cuBLAS's default, stated: no GEMM algorithm that sums with atomics, so that on one GPU model
+    // and toolkit every GEMM gives the same bits each run (all of them run on one stream).
+    cublas_check(cublasSetAtomicsMode(cublas_, CUBLAS_ATOMICS_NOT_ALLOWED), "cublasSetAtomicsMode");
     chunk = chunk_atoms > 0 ? chunk_atoms : std::max(256L, static_cast<long>(work_bytes / bytes_per_atom()));
     work = chunk * bytes_per_atom();
   }
@@ -149,7 +152,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   void set_extra(const std::vector<double>& v) override { extra_.assign(v); }
 
   void compute(AtomsRef a, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
-               double* totals, double* atom_energy, double* atom_virial) override {
+               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed) override {
     const int n = a.n;
     if (n == 0) return;
     QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fx, 0, n * sizeof(double)));
@@ -163,13 +166,15 @@ class Evaluator final : public GpuEvaluator::Impl {
     order_by_type(a, model_type);
     const long nc_max = std::min<long>(chunk, *std::max_element(count.begin(), count.end()));
     reserve(nc_max);
-    for (int ti = 0, start = 0; ti < m_.ntypes; start += count[ti], ++ti) {
-      if (m_.atom_excluded[ti]) continue;  // no energy and no force from these centres
-      for (int first = 0; first < count[ti]; first += static_cast<int>(chunk)) {
-        const ChunkRef c{static_cast<int>(std::min<long>(chunk, count[ti] - first)), ti, order_.data() + start + first};
-        run_chunk(a, list, model_type, c, totals, atom_energy, atom_virial);
-      }
+    if (!fixed) {
+      run_chunks(a, list, model_type, count, totals, atom_energy, atom_virial, device::FloatSum{});
+      return;
     }
+    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once.
+    run_chunks(a, list, model_type, count, totals, atom_energy, atom_virial, device::FixedSum{fixed->start()});
+    for (double* f : {a.fx, a.fy, a.fz}) fixed->finish(f, n, device::fixed_scale::kForce);
+    if (atom_virial) fixed->finish(atom_virial, 9L * n, device::fixed_scale::kAtomVirial);
+    fixed->finish(totals, 10, device::fixed_scale::kTotal);
   }
 
  private:
@@ -231,8 +236,21 @@ class Evaluator final : public GpuEvaluator::Impl {
   }
   void type_keys(AtomsRef a, const int* model_type, int* keys, int* idx);
 
+  template <class Sum>
+  void run_chunks(AtomsRef a, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
+                  double* totals, double* atom_energy, double* atom_virial, Sum add) {
+    for (int ti = 0, start = 0; ti < m_.ntypes; start += count[ti], ++ti) {
+      if (m_.atom_excluded[ti]) continue;  // no energy and no force from these centres
+      for (int first = 0; first < count[ti]; first += static_cast<int>(chunk)) {
+        const ChunkRef c{static_cast<int>(std::min<long>(chunk, count[ti] - first)), ti, order_.data() + start + first};
+        run_chunk(a, list, model_type, c, totals, atom_energy, atom_virial, add);
+      }
+    }
+  }
+
+  template <class Sum>
   void run_chunk(AtomsRef a, const NeighborRef& list, const int* model_type, const ChunkRef& c, double* totals,
-                 double* atom_energy, double* atom_virial) {
+                 double* atom_energy, double* atom_virial, Sum add) {
     const std::size_t env_shm = list.capacity * (sizeof(double) + sizeof(int));
     environment_kernel<A><<<c.nc, kAtomBlock, env_shm>>>(m_, a, list, model_type, c, davg_.data(), dstd_.data(),
                                                          nbr_.data(), disp_.data(), rhat_.data(), filled_.data());
@@ -252,14 +270,15 @@ class Evaluator final : public GpuEvaluator::Impl {
                                                              nullptr, nullptr, extra, gr_.data(), fs_[0].data());
     }
     QUASAR_LAUNCH_CHECK("dp descriptor_kernel");
-    const A* gD = fitting(c, totals, atom_energy);
+    const A* gD = fitting(c, totals, atom_energy, add);
     if (compressed_)
       force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
-                                                       disp_.data(), dstd_.data(), filled_.data(), table_, totals, atom_virial);
+                                                       disp_.data(), dstd_.data(), filled_.data(), table_, totals,
+                                                       atom_virial, add);
     else
       force_kernel<A><<<c.nc, kAtomBlock, force_shm>>>(m_, c, a, gr_.data(), gD, rhat_.data(), nbr_.data(),
                                                        disp_.data(), dstd_.data(), filled_.data(),
-                                                       GemmSource<A>{gf_.data(), m_.m}, totals, atom_virial);
+                                                       GemmSource<A>{gf_.data(), m_.m}, totals, atom_virial, add);
     QUASAR_LAUNCH_CHECK("dp force_kernel");
   }
 
@@ -330,7 +349,8 @@ class Evaluator final : public GpuEvaluator::Impl {
   }
 
   // Fitting net forward and backward; returns dE/d(fitting input) (nc x fit_in).
-  const A* fitting(const ChunkRef& c, double* totals, double* atom_energy) {
+  template <class Sum>
+  const A* fitting(const ChunkRef& c, double* totals, double* atom_energy, Sum add) {
     const auto& net = fit_[c.ti];
     const int last = static_cast<int>(net.layers.size()) - 1;
     const long nc = c.nc;
@@ -347,7 +367,7 @@ class Evaluator final : public GpuEvaluator::Impl {
       QUASAR_LAUNCH_CHECK("dp fit_post_kernel");
     }
     fit_last_kernel<<<blocks(nc * 32, kPost), kPost>>>(m_, c, net.layers[last], fa_[0].data(), deriv[last - 1],
-                                                       fa_[1].data(), fs_[2].data(), totals, atom_energy);
+                                                       fa_[1].data(), fs_[2].data(), totals, atom_energy, add);
     QUASAR_LAUNCH_CHECK("dp fit_last_kernel");
     // Backward: g (A) alternates fa_[1] / fa_[2], gp (S) alternates fs_[2] / fs_[0].
     int g = 1, gp = 2;
@@ -433,8 +453,8 @@ GpuEvaluator::~GpuEvaluator() = default;
 void GpuEvaluator::set_extra(const std::vector<double>& v) { impl_->set_extra(v); }
 void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* model_type,
                            const std::vector<int>& type_counts, double* totals, double* atom_energy,
-                           double* atom_virial) {
-  impl_->compute(atoms, list, model_type, type_counts, totals, atom_energy, atom_virial);
+                           double* atom_virial, device::FixedPointSums* fixed) {
+  impl_->compute(atoms, list, model_type, type_counts, totals, atom_energy, atom_virial, fixed);
 }
 double GpuEvaluator::work_bytes() const { return impl_->work; }
 long GpuEvaluator::chunk_atoms() const { return impl_->chunk; }

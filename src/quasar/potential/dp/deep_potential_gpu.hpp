@@ -9,7 +9,8 @@
 //   descriptor   one block per atom: G^T R_hat, then D = (G^T R)(G^T R)<^T;
 //   fitting      GEMMs forward (keeping act'), GEMMs backward to dE/dD;
 //   forces       one warp per neighbour slot: dE/dR_hat from G, dG and dE/d(G^T R), then forces
-//                (atomics on the neighbour only) and virials.
+//                (atomics on the neighbour only) and virials; in 64-bit fixed point when asked
+//                for deterministic sums (device/fixed_point.hpp).
 // Precision: double; mixed32 (float networks); mixed16 (half GEMM operands on tensor cores with
 // float accumulation; first embedding layer, last fitting layer, activations and the descriptor in
 // float). Environment, forces and virials are double in every mode. Plain data only here.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "quasar/core/atoms.hpp"
+#include "quasar/device/fixed_point.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/dp/compress.hpp"
 #include "quasar/potential/dp/model.hpp"
@@ -54,9 +56,10 @@ class GpuEvaluator {
   void set_extra(const std::vector<double>& values);
   // Energy into totals[0], virial into totals[1..9], forces overwritten; per-atom terms when the
   // pointers are not null. model_type (device) maps structure types to model types; type_counts
-  // (host) are the atoms of each model type, so no step waits for the device.
+  // (host) are the atoms of each model type, so no step waits for the device. With `fixed`, the
+  // sums that threads share are taken in 64-bit fixed point: the same bits every run.
   void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& type_counts,
-               double* totals, double* atom_energy, double* atom_virial);
+               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed = nullptr);
   // Work memory held (bytes) and atoms per chunk, for reports.
   double work_bytes() const;
   long chunk_atoms() const;

@@ -2,6 +2,7 @@
 // Per-atom kernels of the Deep Potential on the GPU (see deep_potential_gpu.hpp): environment,
 // descriptor, last fitting layer, and forces. The rows of a chunk of nc atoms are grouped by
 // neighbour type: row(t, a, s) = nc sec[t] + a sel[t] + s for local atom a and slot s of type t.
+#include "quasar/device/fixed_point.cuh"
 #include "quasar/potential/dp/deep_potential_gpu.hpp"
 #include "quasar/potential/dp/dp_layers.cuh"
 #include "quasar/potential/dp/env_row.hpp"
@@ -193,10 +194,12 @@ __global__ void descriptor_kernel(GpuModel m, ChunkRef c, const long* atom_id, c
 }
 
 // The last fitting layer (one output) in A, one warp per atom: the atomic energy, and the
-// gradient for the layer below (at its input, g; at its pre-activation, gp = g act').
-template <class S, class A>
+// gradient for the layer below (at its input, g; at its pre-activation, gp = g act'). The block's
+// energies go into totals[0] with one atomic; with fixed-point sums (Sum::fixed) they are first
+// summed in warp order, so that the block's contribution is the same every run.
+template <class S, class A, class Sum>
 __global__ void fit_last_kernel(GpuModel m, ChunkRef c, LayerRef<S, A> L, const A* x, const A* deriv_below, A* g,
-                                S* gp, double* totals, double* atom_energy) {
+                                S* gp, double* totals, double* atom_energy, Sum add) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   double e = 0;
   if (warp < c.nc) {
@@ -216,23 +219,36 @@ __global__ void fit_last_kernel(GpuModel m, ChunkRef c, LayerRef<S, A> L, const 
       if (atom_energy) atom_energy[c.atoms[warp]] = e;
     }
   }
-  __shared__ double part;
-  if (threadIdx.x == 0) part = 0;
-  __syncthreads();
-  if (lane == 0 && e != 0) atomicAdd(&part, e);
-  __syncthreads();
-  if (threadIdx.x == 0) atomicAdd(totals, part);
+  if constexpr (Sum::fixed) {
+    __shared__ double warp_e[32];
+    if (lane == 0) warp_e[threadIdx.x / 32] = e;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      double part = 0;
+      for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) part += warp_e[w];
+      add(totals, part, device::fixed_scale::kTotal);
+    }
+  } else {
+    __shared__ double part;
+    if (threadIdx.x == 0) part = 0;
+    __syncthreads();
+    if (lane == 0 && e != 0) atomicAdd(&part, e);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(totals, part);
+  }
 }
 
 // One block per atom: dE/d(gr) from dE/dD; then the filled slots, a few per warp at a time, with
 // several lanes sharing each slot's lookup over the M outputs (coalesced) and reducing dE/dR_hat,
 // which one lane keeps. Every 32 slots the lanes turn theirs, in parallel, into the force on the
 // neighbour (atomic), on the centre (block sum) and the virial -gd (x) d given to the neighbour.
-template <class A, class Src>
+// With fixed-point sums (Sum::fixed) the atomics add integers and the block sum runs in warp order,
+// so that forces and virials are the same every run.
+template <class A, class Src, class Sum>
 __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef c, AtomsRef a, const A* gr, const A* gD,
                                                          const A* rhat, const int* nbr, const double* disp,
                                                          const double* dstd, const int* filled, Src src,
-                                                         double* totals, double* atom_virial) {
+                                                         double* totals, double* atom_virial, Sum add) {
   extern __shared__ double force_shm[];
   const int M = m.m, axis = m.axis, local = blockIdx.x, i = c.atoms[local], ti = c.ti, nt = m.ntypes;
   A* sgr = reinterpret_cast<A*>(force_shm);
@@ -277,16 +293,16 @@ __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef 
     double gd[3] = {0, 0, 0};
     for (int k = 0; k < 4; ++k)
       for (int q = 0; q < 3; ++q) gd[q] += static_cast<double>(grh[k]) / sd[k] * dR[k][q];
-    atomicAdd(a.fx + j, -gd[0]);
-    atomicAdd(a.fy + j, -gd[1]);
-    atomicAdd(a.fz + j, -gd[2]);
+    add(a.fx + j, -gd[0], device::fixed_scale::kForce);
+    add(a.fy + j, -gd[1], device::fixed_scale::kForce);
+    add(a.fz + j, -gd[2], device::fixed_scale::kForce);
     const double dd[3] = {d.x, d.y, d.z};
     for (int q = 0; q < 3; ++q) fi[q] += gd[q];
     for (int p1 = 0; p1 < 3; ++p1)
       for (int q = 0; q < 3; ++q) {
         const double v = -gd[p1] * dd[q];
         vir[3 * p1 + q] += v;
-        if (atom_virial) atomicAdd(atom_virial + static_cast<long>(3 * p1 + q) * a.n + j, v);
+        if (atom_virial) add(atom_virial + static_cast<long>(3 * p1 + q) * a.n + j, v, device::fixed_scale::kAtomVirial);
       }
     mine = -1;
   };
@@ -345,17 +361,24 @@ __global__ void __launch_bounds__(kAtomBlock) force_kernel(GpuModel m, ChunkRef 
     double& x = k < 3 ? fi[k] : vir[k - 3];
     for (int off = 16; off > 0; off /= 2) x += __shfl_xor_sync(0xffffffffu, x, off);
   }
-  if (lane == 0) {
+  if constexpr (Sum::fixed) {
+    __shared__ double warp_sum[kAtomBlock / 32][12];
+    if (lane == 0)
+      for (int k = 0; k < 12; ++k) warp_sum[warp][k] = k < 3 ? fi[k] : vir[k - 3];
+    __syncthreads();
+    if (threadIdx.x < 12)
+      for (int w = 0; w < warps; ++w) sum[threadIdx.x] += warp_sum[w][threadIdx.x];
+  } else if (lane == 0) {
     for (int q = 0; q < 3; ++q) atomicAdd(&sum[q], fi[q]);
     for (int k = 0; k < 9; ++k) atomicAdd(&sum[3 + k], vir[k]);
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    atomicAdd(a.fx + i, sum[0]);
-    atomicAdd(a.fy + i, sum[1]);
-    atomicAdd(a.fz + i, sum[2]);
+    add(a.fx + i, sum[0], device::fixed_scale::kForce);
+    add(a.fy + i, sum[1], device::fixed_scale::kForce);
+    add(a.fz + i, sum[2], device::fixed_scale::kForce);
   }
-  if (threadIdx.x < 9) atomicAdd(totals + 1 + threadIdx.x, sum[3 + threadIdx.x]);
+  if (threadIdx.x < 9) add(totals + 1 + threadIdx.x, sum[3 + threadIdx.x], device::fixed_scale::kTotal);
 }
 
 }  // namespace quasar::dp

@@ -1,5 +1,6 @@
 // EAM on a full neighbour list: one thread per atom in each of three passes (density, embedding,
-// forces), so no atom is written by two threads.
+// forces), so no atom is written by two threads. Energy and virial totals are block sums, in fixed
+// point for deterministic outputs.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/pair/eam.hpp"
@@ -10,9 +11,10 @@ namespace {
 
 constexpr int kBlock = 128;
 
-template <bool kEnergy, bool kPerAtom>
+template <bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
-                                                         NeighborRef list, double* totals, double* atom_energy) {
+                                                         NeighborRef list, double* totals, double* atom_energy,
+                                                         Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[1] = {0};
   if (i < a.n) {
@@ -31,13 +33,13 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
     acc[0] = f;
     if (kPerAtom) atom_energy[i] = f;
   }
-  if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals);
+  if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom>
+template <bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                        NeighborRef list, double* totals, double* atom_energy,
-                                                       double* atom_virial) {
+                                                       double* atom_virial, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -54,18 +56,25 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
     }
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);  // adds to the embedding energy
   }
-  if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals);
+  if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom>
-void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out) {
+template <bool kEnergy, bool kPerAtom, class Sum = device::FloatSum>
+void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add = {}) {
   const unsigned blocks = grid_for(atoms.size(), kBlock);
   double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
   double* av = kPerAtom ? out.atom_virial.data() : nullptr;
-  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae);
+  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, add);
   QUASAR_LAUNCH_CHECK("eam density_kernel");
-  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, av);
+  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, av, add);
   QUASAR_LAUNCH_CHECK("eam force_kernel");
+}
+
+// Energy and virial totals in fixed point: the same bits every run.
+template <bool kPerAtom>
+void launch_deterministic(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out) {
+  launch<true, kPerAtom>(e, atoms, list, out, device::FixedSum{out.fixed.start()});
+  out.fixed.finish(out.totals.data(), ForceOutput::kTotals, device::fixed_scale::kTotal);
 }
 
 }  // namespace
@@ -79,9 +88,11 @@ void eam_compute_cuda(EamArgs e, AtomState& atoms, const NeighborRef& list, cons
   if (req.per_atom) {
     out.atom_energy.resize(atoms.size());
     out.atom_virial.resize(9 * static_cast<std::size_t>(atoms.size()));
-    launch<true, true>(e, atoms, list, out);
+    if (out.deterministic) launch_deterministic<true>(e, atoms, list, out);
+    else launch<true, true>(e, atoms, list, out);
   } else if (energy) {
-    launch<true, false>(e, atoms, list, out);
+    if (out.deterministic) launch_deterministic<false>(e, atoms, list, out);
+    else launch<true, false>(e, atoms, list, out);
   } else {
     launch<false, false>(e, atoms, list, out);
   }

@@ -1,6 +1,8 @@
 #pragma once
 // GPU loop over a full neighbour list for any pair potential (see pair_loop.hpp): one thread per
-// atom, no atomics on forces; energy and virial are reduced per block only when requested.
+// atom, no atomics on forces (each thread sums its atom's pairs in list order, the same every run);
+// energy and virial are reduced per block only when requested, in fixed point when the output asks
+// for deterministic sums.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/packed_atom.hpp"
@@ -43,10 +45,10 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
   return d;
 }
 
-template <class Eval, bool kEnergy, bool kPerAtom>
+template <class Eval, bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
                                                         NeighborRef list, double* totals, double* atom_energy,
-                                                        double* atom_virial) {
+                                                        double* atom_virial, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -61,7 +63,22 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
     if (kPerAtom) atom_energy[i] = 0;
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);
   }
-  if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals);
+  if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals, add);
+}
+
+template <class Eval, class Sum>
+void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out, const PackedAtom* p, Sum add) {
+  const unsigned blocks = grid_for(atoms.size(), 128);
+  if (req.per_atom)
+    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(),
+                                                         out.atom_energy.data(), out.atom_virial.data(), add);
+  else if (req.energy || req.virial)
+    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(), nullptr, nullptr,
+                                                          add);
+  else
+    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr, add);
+  QUASAR_LAUNCH_CHECK("pair_loop_kernel");
 }
 
 template <class Eval>
@@ -74,17 +91,14 @@ void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list,
     out.atom_energy.resize(n);
     out.atom_virial.resize(9 * static_cast<std::size_t>(n));
   }
-  const unsigned blocks = grid_for(n, 128);
   if (n == 0) return;
   const PackedAtom* p = pack_atoms(atoms, packed);
-  if (req.per_atom)
-    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(),
-                                                         out.atom_energy.data(), out.atom_virial.data());
-  else if (energy)
-    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(), nullptr, nullptr);
-  else
-    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr);
-  QUASAR_LAUNCH_CHECK("pair_loop_kernel");
+  if (!(out.deterministic && energy)) {
+    pair_loop_launch(eval, atoms, list, req, out, p, device::FloatSum{});
+    return;
+  }
+  pair_loop_launch(eval, atoms, list, req, out, p, device::FixedSum{out.fixed.start()});
+  out.fixed.finish(out.totals.data(), ForceOutput::kTotals, device::fixed_scale::kTotal);
 }
 
 }  // namespace quasar
