@@ -74,7 +74,7 @@ TEST_F(Cli, InfoHelpAndVersion) {
 
 TEST_F(Cli, EvalJsonEqualsTheLibrary) {
   const std::string eam = test::lammps_potential("CuNi.eam.alloy");
-  if (eam.empty()) GTEST_SKIP() << "lammps-data's CuNi.eam.alloy is not installed";
+  if (eam.empty()) return test::missing(test::Dependency::LammpsData, "lammps-data's CuNi.eam.alloy is not installed");
   const Structure a = test::distorted_fcc({2, 2, 2}, 3.6, 0.1, 0.1, 61, {"Cu", "Ni"});
   const Structure b = test::distorted_fcc({2, 2, 3}, 3.6, -0.1, 0.1, 62, {"Cu", "Ni"});
   io::write_extxyz((dir_ / "two.xyz").string(), {a, b});
@@ -266,7 +266,7 @@ TEST_F(Cli, BadInputNamesFileLineAndKey) {
 
 TEST_F(Cli, DpCompressWritesATabulatedModel) {
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
-  if (model.empty()) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  if (model.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   const Result ok = quasar("dp compress " + model + " c.dp --min-dist 0.8 --step 0.02");
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("largest deviation from the nets"), std::string::npos);
@@ -295,7 +295,8 @@ TEST_F(Cli, SiliconExampleRuns) {
 }
 
 TEST_F(Cli, EmbeddedDefaultExampleRuns) {
-  if (test::lammps_potential("Cu_u3.eam").empty()) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
+  if (test::lammps_potential("Cu_u3.eam").empty())
+    return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");
   write("default.toml", short_example("examples/cu-eam-nve/input.toml", "/usr/share/lammps/potentials/Cu_u3.eam",
                                        test::lammps_potential("Cu_u3.eam")));
   const Result r = quasar("run default.toml --device cpu");

@@ -1,5 +1,6 @@
 // Tabulated ("compressed") embeddings, and the GPU evaluation per precision mode and chunk size
-// against the double-precision CPU reference on a 512-molecule water box.
+// against the double-precision CPU reference on a 512-molecule water box. Every deviation is printed
+// as "measured <what>: ..." (the GPU tests' tolerances are kept within about 100x of those numbers).
 #include <cmath>
 #include <cstdio>
 
@@ -44,9 +45,9 @@ Deviation deviation(const Evaluation& a, const Evaluation& b, double molecules) 
   return d;
 }
 
-void report(const char* what, const Deviation& d) {
-  std::printf("  %-40s dE %.2e eV/molecule  dF rms %.2e max %.2e eV/A  dW max %.2e eV\n", what, d.energy_per_molecule,
-              d.force_rms, d.force_max, d.virial_max);
+void report(const std::string& what, const Deviation& d) {
+  std::printf("measured %-40s dE %.2e eV/molecule  dF rms %.2e max %.2e eV/A  dW max %.2e eV\n", (what + ":").c_str(),
+              d.energy_per_molecule, d.force_rms, d.force_max, d.virial_max);
 }
 
 class Compression : public testing::Test {
@@ -54,7 +55,8 @@ class Compression : public testing::Test {
   void SetUp() override {
     model_ = test::shared_path("reference/deepmd/deeppot_sea.yaml");
     water_ = water512();
-    if (model_.empty() || water_.size() == 0) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+    if (model_.empty() || water_.size() == 0)
+      return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   }
   double molecules() const { return static_cast<double>(water_.size()) / 3.0; }
   std::string model_;
@@ -66,10 +68,10 @@ TEST_F(Compression, TablesReproduceTheNetworks) {
   dp::DeepPotential table(compressed(dp::read_dp_model(model_), 0.8));
   const Evaluation e = evaluate(exact, water_, Backend::Cpu), t = evaluate(table, water_, Backend::Cpu);
   const Deviation d = deviation(e, t, molecules());
-  report("compressed (step 0.01) vs exact", d);
-  EXPECT_LT(d.energy_per_molecule, 1e-8);
-  EXPECT_LT(d.force_max, 1e-7);
-  EXPECT_LT(d.virial_max, 1e-6);
+  report("compressed (step 0.01) vs exact, CPU", d);
+  EXPECT_LT(d.energy_per_molecule, 1e-12);  // measured 0 (the energy rounds at 1e-13 eV/molecule)
+  EXPECT_LT(d.force_max, 1e-13);            // measured 6e-15
+  EXPECT_LT(d.virial_max, 1e-11);           // measured 2e-13
 }
 
 TEST_F(Compression, FlatOutsideTheTable) {
@@ -84,7 +86,7 @@ TEST_F(Compression, FlatOutsideTheTable) {
   for (int q = 0; q < t.m; ++q) {
     EXPECT_EQ(y1[q], y0[q]);
     EXPECT_EQ(d1[q], 0.0);
-    EXPECT_NEAR(y[q], ylo[q], 1e-12);
+    EXPECT_NEAR(y[q], ylo[q], 1e-14);  // measured 0: the first node holds the net's value
     EXPECT_EQ(d[q], 0.0);
   }
   EXPECT_NE(d0[0], 0.0);
@@ -101,7 +103,7 @@ TEST_F(Compression, ForcesAreTheDerivativesOfTheTabulatedEnergy) {
       p.positions[i][m] += h;
       q.positions[i][m] -= h;
       const double fd = -(evaluate(table, p, Backend::Cpu).energy - evaluate(table, q, Backend::Cpu).energy) / (2 * h);
-      EXPECT_NEAR(e.forces[i][m], fd, 2e-7);
+      EXPECT_NEAR(e.forces[i][m], fd, 2e-7);  // measured 1e-7: the O(h^2) error of the difference
     }
 }
 
@@ -124,7 +126,7 @@ class GpuPrecision : public Compression {
  protected:
   void SetUp() override {
     Compression::SetUp();
-    if (IsSkipped()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     bool cuda = false;
     for (Backend b : test::backends()) cuda |= b == Backend::Cuda;
     if (!cuda) GTEST_SKIP() << "no GPU here";
@@ -142,6 +144,7 @@ TEST_F(GpuPrecision, DoubleEqualsTheCpuForAnyChunkSize) {
     const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
     for (long chunk : {0L, 7L, 333L}) {
       const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, chunk, water_);
+      report(std::string("double") + (comp ? ", compressed" : "") + ", chunk " + std::to_string(chunk), d);
       EXPECT_LT(d.energy_per_molecule, 1e-11) << comp << " " << chunk;
       EXPECT_LT(d.force_max, 1e-10) << comp << " " << chunk;
       EXPECT_LT(d.virial_max, 1e-9) << comp << " " << chunk;
@@ -158,12 +161,16 @@ TEST_F(GpuPrecision, TwoSidedEmbeddingsOnTheGpu) {
   dict["model"]["descriptor"]["type_one_side"] = false;
   const dp::DpModel m = dp::model_from_json(dict, "two-sided");
   const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, 0, water_);
+  report("double, two-sided embeddings", d);
   EXPECT_LT(d.energy_per_molecule, 1e-11);
   EXPECT_LT(d.force_max, 1e-10);
 }
 
-// The trained model (deeppot_sea) in each mode; the bounds for mixed32, and what mixed16
-// reaches (published DeePMD-kit figures: 3.6e-3 eV/molecule, 5.7e-3 eV/A).
+// The trained model (deeppot_sea) in each mode against CPU double. Tolerances from the deviations
+// measured on the H100 (docs/performance.md, "Precision modes against double"): mixed32 9.3e-8
+// eV/molecule, forces 3.2e-9 RMS and 1.4e-8 max eV/Å (compressed 8.4e-8, 2.4e-9, 1.2e-8), well inside
+// the required 1e-5; mixed16 1.7e-5 eV/molecule, 7.2e-6 RMS and 2.9e-5 max eV/Å (compressed 1.7e-5,
+// 5.6e-6, 2.0e-5), below DeePMD-kit's published mixed-precision figures (3.6e-3 eV/molecule, 5.7e-3 eV/Å).
 TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
   std::printf("deeppot_sea.yaml, 512 water molecules, GPU vs CPU double:\n");
   for (bool comp : {false, true}) {
@@ -173,17 +180,21 @@ TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
     report(comp ? "mixed32, compressed" : "mixed32", d32);
     report(comp ? "mixed16, compressed" : "mixed16", d16);
     EXPECT_LT(d32.energy_per_molecule, 1e-5);
-    EXPECT_LT(d32.force_rms, 1e-5);
-    EXPECT_LT(d16.energy_per_molecule, 3.6e-3);
-    EXPECT_LT(d16.force_rms, 5.7e-3);
+    EXPECT_LT(d32.force_rms, 1e-7);
+    EXPECT_LT(d32.force_max, 1e-6);
+    EXPECT_LT(d16.energy_per_molecule, 1e-3);
+    EXPECT_LT(d16.force_rms, 5e-4);
+    EXPECT_LT(d16.force_max, 2e-3);
   }
 }
 
 // DeePMD-kit's full water architecture (random weights: the energies mean nothing, the rounding
-// errors of the architecture do).
+// errors of the architecture do). Measured on the H100 (docs/performance.md): double 1.7e-13
+// eV/molecule, forces 6.6e-16 eV/Å max; mixed32 5.1e-8, 2.6e-8 RMS, 1.1e-7 max (compressed 2.9e-8,
+// 2.2e-8, 8.7e-8); mixed16 2.0e-4, 5.4e-5 RMS, 2.1e-4 max (compressed 1.1e-4, 3.6e-5, 1.4e-4).
 TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
   const std::string bench = test::shared_path("reference/deepmd/bench/water-se_e2_a-bench.dp");
-  if (bench.empty()) GTEST_SKIP() << "../shared/reference/deepmd/bench is not here";
+  if (bench.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd/bench is not here");
   const dp::DpModel exact = dp::read_dp_model(bench);
   std::printf("water-se_e2_a-bench.dp, 512 water molecules, GPU vs CPU double:\n");
   for (bool comp : {false, true}) {
@@ -194,13 +205,18 @@ TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
       dp::DeepPotential gpu(m);
       gpu.set_precision(p);
       const Deviation d = deviation(evaluate(gpu, water_, Backend::Cuda), ref, molecules());
-      report((std::string(dp::precision_name(p)) + (comp ? ", compressed" : "")).c_str(), d);
+      report(std::string("bench net, ") + dp::precision_name(p) + (comp ? ", compressed" : ""), d);
       if (p == dp::Precision::Double) {
-        EXPECT_LT(d.energy_per_molecule, 1e-9);
-        EXPECT_LT(d.force_max, 1e-9);
+        EXPECT_LT(d.energy_per_molecule, 1e-11);
+        EXPECT_LT(d.force_max, 1e-13);
       } else if (p == dp::Precision::Mixed32) {
-        EXPECT_LT(d.energy_per_molecule, 1e-4);
-        EXPECT_LT(d.force_rms, 1e-4);
+        EXPECT_LT(d.energy_per_molecule, 1e-6);
+        EXPECT_LT(d.force_rms, 1e-6);
+        EXPECT_LT(d.force_max, 1e-5);
+      } else {
+        EXPECT_LT(d.energy_per_molecule, 1e-2);
+        EXPECT_LT(d.force_rms, 5e-3);
+        EXPECT_LT(d.force_max, 2e-2);
       }
     }
   }

@@ -56,7 +56,7 @@ TEST_F(Files, ExtxyzAsAseWritesIt) {
   EXPECT_DOUBLE_EQ(*s.energy, -7.25);
   EXPECT_DOUBLE_EQ(s.forces[1].z, 0.2);
   // virial = -stress * volume
-  EXPECT_NEAR((*s.virial)(2, 2), -0.03 * 80.0, 1e-12);
+  EXPECT_NEAR((*s.virial)(2, 2), -0.03 * 80.0, 1e-14);  // measured 0 (it rounds at 4e-16)
   EXPECT_EQ(s.info.at("free_energy"), "-7.25");
 }
 
@@ -135,7 +135,7 @@ TEST_F(Files, LammpsDumpHeaderForATiltedCell) {
 
 TEST_F(Files, MalformedEamFiles) {
   const std::string f = test::lammps_potential("Cu_u3.eam");
-  if (f.empty()) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
+  if (f.empty()) return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");
   std::ifstream in(f);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);

@@ -1,12 +1,16 @@
 #pragma once
-// Shared helpers for the tests: backends to run on, reference data paths, LAMMPS.
+// Shared helpers for the tests: backends to run on, reference data paths, LAMMPS, missing
+// dependencies, measured deviations.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quasar/device/backend.hpp"
@@ -63,12 +67,60 @@ inline std::string lammps_potential(const std::string& name) {
   return std::filesystem::exists(dir / name) ? (dir / name).string() : std::string();
 }
 
+// What a test needs beyond the build: a test that lacks it skips, saying what is missing, unless the
+// run requires it. scripts/test installs DeePMD-kit and sets QUASAR_REQUIRE_DEEPMD_KIT=1; CI (.ci/run),
+// which has every dependency, sets QUASAR_REQUIRE_DEPENDENCIES=1, so that none can go missing unseen.
+enum class Dependency { DeepmdKit, Lammps, LammpsData, SharedData };
+
+inline bool dependency_required(Dependency d) {
+  auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::string(v) != "0";
+  };
+  return set("QUASAR_REQUIRE_DEPENDENCIES") || (d == Dependency::DeepmdKit && set("QUASAR_REQUIRE_DEEPMD_KIT"));
+}
+
+// Skips the test for a missing dependency (`message` says which), or fails it where the run requires
+// that dependency. Use as `return test::missing(...)` in the test body, SetUp or a void helper.
+inline void missing(Dependency d, const std::string& message) {
+  if (dependency_required(d))
+    GTEST_FAIL() << message << " (required here: QUASAR_REQUIRE_DEPENDENCIES or QUASAR_REQUIRE_DEEPMD_KIT is set)";
+  GTEST_SKIP() << message;
+}
+
 // A fresh scratch directory for one test.
 inline std::filesystem::path scratch_dir(const std::string& name) {
   auto p = std::filesystem::temp_directory_path() / ("quasar-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
+}
+
+// The largest |got - want| of a group of comparisons. `within` prints it ("measured <what>: <value>"),
+// so that a run on either backend shows what each tolerance guards (tolerances are kept within about
+// 100x of the measured values), and fails where it exceeds the tolerance or is not a number.
+class MaxError {
+ public:
+  explicit MaxError(std::string what) : what_(std::move(what)) {}
+  void add(double got, double want) {
+    const double d = std::abs(got - want);
+    if (!(d <= value_)) value_ = d;  // NaN sticks
+  }
+  double value() const { return value_; }
+  testing::AssertionResult within(double tolerance) const {
+    std::printf("measured %s: %.2g (tolerance %.2g)\n", what_.c_str(), value_, tolerance);
+    if (value_ <= tolerance) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << what_ << ": largest deviation " << value_ << " exceeds " << tolerance;
+  }
+
+ private:
+  std::string what_;
+  double value_ = 0;
+};
+
+// Prints one measured value (for statistical and other checks that are no MaxError).
+inline void print_measured(const std::string& what, double value) {
+  std::printf("measured %s: %.3g\n", what.c_str(), value);
 }
 
 }  // namespace quasar::test

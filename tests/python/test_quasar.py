@@ -41,6 +41,35 @@ def fcc(a=3.615, n=3, shake=0.05, seed=2):
     return pos, ["Cu"] * len(pos), np.eye(3) * a * n
 
 
+def pw_lattice_constant():
+    """LDA's lattice constant of our silicon data: the third-order Birch-Murnaghan form (a cubic in
+    V^(-2/3)) fitted to pw.x's energies of the diamond crystal at 13 volumes (examples/silicon/dft/eos.xyz,
+    converted from pw.x output by `quasar convert`)."""
+    volumes, energies = [], []
+    lines = (ROOT / "examples" / "silicon" / "dft" / "eos.xyz").read_text().splitlines()
+    k = 0
+    while k < len(lines):
+        n, head = int(lines[k]), lines[k + 1]
+        cell = np.array(head.split('Lattice="')[1].split('"')[0].split(), dtype=float).reshape(3, 3)
+        volumes.append(abs(np.linalg.det(cell)) / n)
+        energies.append(float(head.split("energy=")[1].split()[0]) / n)
+        k += n + 2
+    c = np.polynomial.Polynomial.fit(np.array(volumes) ** (-2 / 3), energies, 3).convert()
+    x0 = [r.real for r in c.deriv().roots() if abs(r.imag) < 1e-12 and c.deriv(2)(r.real) > 0][0]
+    return (8 * x0 ** -1.5) ** (1 / 3)  # 8 atoms per cubic cell
+
+
+# The model's relaxed lattice constant against pw.x's (5.403 Å, examples/silicon/README.md) to 0.05 Å:
+# its held-out virial error (74 meV/atom RMSE, same README) is a pressure error of about 0.6 GPa at
+# 20 Å^3/atom, which moves the lattice constant by 0.6 / (3 x 94 GPa) x 5.4 Å = 0.011 Å; 0.05 Å allows
+# four such errors. Measured 0.028 Å (the model's own equation of state gives 5.378).
+LATTICE_TOLERANCE = 0.05
+
+
+def test_the_lda_reference_is_pw_x_s():
+    assert pw_lattice_constant() == pytest.approx(5.403, abs=5e-4)  # as the README prints it; measured 3.5e-4
+
+
 def write_xyz(path, pos, symbols, cell):
     lattice = " ".join(f"{x:.17g}" for x in np.asarray(cell).ravel())
     with open(path, "w") as f:
@@ -60,6 +89,7 @@ def test_same_as_the_engine(model, tmp_path):
                           "--per-atom", "--device", "cpu"], check=True, capture_output=True, text=True).stdout
     ref = json.loads(out)
     r = quasar.Potential(model, device="cpu").compute(pos, symbols, cell=cell, per_atom=True)
+    # The same library: measured 0 (energies round at 6e-14 eV); the sum of atomic energies 2.7e-12 eV.
     assert r.energy == pytest.approx(ref["energy"], abs=1e-12)
     np.testing.assert_allclose(r.forces, ref["forces"], atol=1e-12)
     np.testing.assert_allclose(r.virial, ref["virial"], atol=1e-12)
@@ -74,9 +104,9 @@ def test_lennard_jones_dimer_from_a_table():
     r0 = 3.8
     r = pot.compute([[0, 0, 0], [r0, 0, 0]], ["Ar", "Ar"])  # a molecule: no cell
     sr6 = (3.4 / r0) ** 6
-    assert r.energy == pytest.approx(4 * 0.0104 * (sr6 * sr6 - sr6), rel=1e-12)
+    assert r.energy == pytest.approx(4 * 0.0104 * (sr6 * sr6 - sr6), rel=1e-14)  # measured 0
     f = 24 * 0.0104 * (2 * sr6 * sr6 - sr6) / r0
-    np.testing.assert_allclose(r.forces, [[-f, 0, 0], [f, 0, 0]], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r.forces, [[-f, 0, 0], [f, 0, 0]], rtol=1e-14, atol=0)  # measured 1.8e-18 eV/Å
     assert pot.cutoff == 8.0 and pot.name
 
 
@@ -107,7 +137,8 @@ def test_ase_eam_agrees():
     atoms.calc = ase_eam.EAM(potential=str(CU_SETFL))
     e_ase, f_ase = atoms.get_potential_energy(), atoms.get_forces()
     atoms.calc = QuasarCalculator(CU_SETFL, device="cpu")
-    assert atoms.get_potential_energy() == pytest.approx(e_ase, abs=1e-10 * len(atoms))
+    # ASE's own splines of the same tables: measured 1.1e-11 eV (108 atoms) and 4.3e-10 eV/Å.
+    assert atoms.get_potential_energy() == pytest.approx(e_ase, abs=1e-9)
     np.testing.assert_allclose(atoms.get_forces(), f_ase, atol=1e-8)
 
 
@@ -121,14 +152,15 @@ def test_ase_forces_and_stress_are_derivatives():
     cell = cell + np.array([[0, 0.2, 0.1], [0.1, 0, 0.3], [0.2, 0.1, 0]])  # triclinic
     atoms = Atoms(symbols, positions=pos, cell=cell, pbc=True)
     atoms.calc = QuasarCalculator(SILICON, device="cpu")
+    # Measured 2.6e-8 eV/Å and 6.3e-11 eV/Å^3 from the differences; the sums 0 and 5e-18.
     np.testing.assert_allclose(atoms.get_forces(), calculate_numerical_forces(atoms, eps=1e-4), atol=1e-7)
     np.testing.assert_allclose(atoms.get_stress(), calculate_numerical_stress(atoms, eps=1e-5), atol=1e-9)
     energies = atoms.get_potential_energies()
-    assert energies.sum() == pytest.approx(atoms.get_potential_energy(), abs=1e-10)
-    np.testing.assert_allclose(atoms.get_stresses().sum(axis=0), atoms.get_stress(), atol=1e-10)
+    assert energies.sum() == pytest.approx(atoms.get_potential_energy(), abs=1e-12)
+    np.testing.assert_allclose(atoms.get_stresses().sum(axis=0), atoms.get_stress(), atol=1e-15)
 
 
-def test_ase_optimiser_finds_the_models_crystal():
+def test_ase_optimiser_finds_the_lda_crystal():
     pytest.importorskip("ase")
     from ase import Atoms
     from ase.filters import FrechetCellFilter
@@ -140,7 +172,7 @@ def test_ase_optimiser_finds_the_models_crystal():
     atoms.calc = QuasarCalculator(SILICON, device="cpu")
     assert BFGS(FrechetCellFilter(atoms), logfile=None).run(fmax=1e-4, steps=300)
     a = atoms.get_volume() ** (1 / 3)
-    assert a == pytest.approx(5.38, abs=0.02)  # the model's lattice constant (examples/silicon/README.md)
+    assert a == pytest.approx(pw_lattice_constant(), abs=LATTICE_TOLERANCE)
     assert np.abs(atoms.get_forces()).max() < 1e-4
 
 
@@ -162,7 +194,7 @@ def test_ase_md_conserves_energy():
     dyn.attach(lambda: energies.append(atoms.get_total_energy()), interval=10)
     dyn.run(200)
     assert atoms.get_temperature() > 100
-    assert max(abs(e - e0) for e in energies) < 2e-4 * len(atoms)
+    assert max(abs(e - e0) for e in energies) < 2e-4 * len(atoms)  # measured 9.5e-5 eV/atom
 
 
 def test_simulation_with_an_observer():
@@ -175,7 +207,7 @@ def test_simulation_with_an_observer():
     assert [t["step"] for t in seen] == [25, 50, 75, 100]
     assert sim.step == 100
     drift = max(abs(t["total_energy"] - seen[0]["total_energy"]) for t in seen)
-    assert drift < 1e-3 * len(pos)
+    assert drift < 1e-3 * len(pos)  # measured 3.2e-5 eV/atom
     assert 200 < seen[-1]["temperature"] < 600  # about half the kinetic energy goes into potential energy
     assert sim.positions.shape == (64, 3) and sim.velocities.shape == (64, 3)
     np.testing.assert_allclose(sim.cell, cell)
@@ -197,11 +229,16 @@ def test_simulation_minimises():
     assert np.abs(r.forces).max() < 1e-4
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not quasar.cuda_available(), reason="no usable GPU")
 def test_gpu_matches_cpu():
     pos, symbols, cell = diamond(n=3)
     cpu = quasar.Potential(SILICON, device="cpu").compute(pos, symbols, cell=cell, per_atom=True)
     gpu = quasar.Potential(SILICON, device="cuda").compute(pos, symbols, cell=cell, per_atom=True)
+    # Bounds from before measuring: the measured deviations are printed (pytest -s shows them).
+    print(f"measured GPU - CPU: energy {abs(gpu.energy - cpu.energy):.2g} eV, "
+          f"forces {np.abs(gpu.forces - cpu.forces).max():.2g} eV/Å, "
+          f"atomic virials {np.abs(gpu.atom_virial - cpu.atom_virial).max():.2g} eV")
     assert gpu.energy == pytest.approx(cpu.energy, abs=1e-9)
     np.testing.assert_allclose(gpu.forces, cpu.forces, atol=1e-10)
     np.testing.assert_allclose(gpu.atom_virial, cpu.atom_virial, atol=1e-10)
@@ -240,5 +277,5 @@ def test_the_python_example_runs():
     script = ROOT / "examples" / "python" / "silicon_ase.py"
     out = subprocess.run([sys.executable, str(script)], check=True, capture_output=True, text=True, timeout=600).stdout
     a = float(out.split("relaxed: a = ")[1].split()[0])
-    assert a == pytest.approx(5.38, abs=0.01), out  # the model's lattice constant
+    assert a == pytest.approx(pw_lattice_constant(), abs=LATTICE_TOLERANCE), out
     assert "Quasar Bussi NVT" in out, out
