@@ -147,13 +147,13 @@ TEST_P(Determinism, LennardJonesEvaluationsAgreeWithTheCpuAndRepeat) { check_eva
 
 TEST_P(Determinism, EamEvaluationsAgreeWithTheCpuAndRepeat) {
   const auto sys = copper();
-  if (!sys) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
+  if (!sys) return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");
   check_evaluations(*sys, GetParam());
 }
 
 TEST_P(Determinism, DeepPotentialEvaluationsAgreeWithTheCpuAndRepeat) {
   const auto sys = water();
-  if (!sys) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  if (!sys) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   check_evaluations(*sys, GetParam());
   if (GetParam() != Backend::Cuda) return;
   // The single-precision modes and the tabulated nets repeat too (their accuracy is dp_precision_test's).
@@ -247,13 +247,13 @@ TEST_P(Determinism, LennardJonesRunsAndRestartsAreBitIdentical) { check_runs(arg
 
 TEST_P(Determinism, EamRunsAndRestartsAreBitIdentical) {
   const auto sys = copper();
-  if (!sys) GTEST_SKIP() << "lammps-data's Cu_u3.eam is not installed";
+  if (!sys) return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");
   check_runs(*sys, GetParam());
 }
 
 TEST_P(Determinism, DeepPotentialRunsAndRestartsAreBitIdentical) {
   const auto sys = water();
-  if (!sys) GTEST_SKIP() << "../shared/reference/deepmd is not here";
+  if (!sys) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   check_runs(*sys, GetParam());
 }
 
