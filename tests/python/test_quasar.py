@@ -244,7 +244,7 @@ def test_gpu_matches_cpu():
     np.testing.assert_allclose(gpu.atom_virial, cpu.atom_virial, atol=1e-10)
 
 
-@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 def test_deterministic_potential_and_simulation(device):
     # deterministic=True: the same bits on every evaluation and run; on the CPU the same bits as without it.
     if device == "cuda" and not quasar.cuda_available():
