@@ -48,7 +48,8 @@ grep -ohE 'shared_path\("[^"]+"\)' tests/*.cpp tests/*.hpp | sed -E 's/shared_pa
     fi
   done
 # QUASAR_GPU_PYTHON=1: what `pip install .` needs there beyond the machine's Python (3.12 with numpy,
-# scipy, pytest): the build backends and ASE as wheels, and toml++ (headers, library, CMake file).
+# scipy, pytest): the build backends and ASE as wheels, toml++ (headers, library, CMake file) and the
+# numerical libraries' headers.
 if [ "${QUASAR_GPU_PYTHON:-0}" = 1 ]; then
   pip=${XDG_CACHE_HOME:-$HOME/.cache}/quasar/python/bin/pip  # scripts/python.sh made it
   "$pip" download -q --no-deps --only-binary=:all: --python-version 3.12 -d .gpu/py/wheels \
@@ -56,6 +57,10 @@ if [ "${QUASAR_GPU_PYTHON:-0}" = 1 ]; then
   lib=.gpu/py/prefix/lib/x86_64-linux-gnu
   mkdir -p .gpu/py/prefix/include "$lib/cmake"
   cp -r /usr/include/toml++ .gpu/py/prefix/include/
+  # FFTW's, CBLAS's and LAPACKE's headers: the machine has the libraries (gpu-machine-sonames.txt); its
+  # headers are not known to be there.
+  cp /usr/include/{fftw3.h,lapack.h,lapacke.h,lapacke_config.h,lapacke_mangling.h} \
+     /usr/include/x86_64-linux-gnu/openblas-pthread/{cblas.h,openblas_config.h} .gpu/py/prefix/include/
   cp -P /usr/lib/x86_64-linux-gnu/libtomlplusplus.so* "$lib/"
   cp -r /usr/lib/x86_64-linux-gnu/cmake/tomlplusplus "$lib/cmake/"
 fi
