@@ -78,7 +78,7 @@ bool LineReader::next(std::string& line) {
 
 bool LineReader::next_nonblank(std::string& line) {
   while (next(line))
-    if (line.find_first_not_of(" \t") != std::string::npos) return true;
+    if (line.find_first_not_of(" \t\n\v\f\r") != std::string::npos) return true;  // the spaces of split_words
   return false;
 }
 
