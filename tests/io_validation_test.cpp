@@ -266,6 +266,7 @@ TEST_F(Validation, StructureTableAndLattice) {
     return io::structure_from_config(ConfigTable{&t, "in.toml", ""}, dir_);
   };
   EXPECT_EQ(from_toml("lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2, 1, 1]\n").size(), 8u);
+  const std::string data = put("two.data", "t\n\n1 atoms\n2 atom types\n0 5 xlo xhi\n0 5 ylo yhi\n0 5 zlo zhi\n\nAtoms\n\n1 1 0 0 0\n");
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [1e300, 1, 1]\n", "'repeat': expected whole numbers of at least 1"},
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2.5, 1, 1]\n", "'repeat': expected whole numbers of at least 1"},
@@ -275,6 +276,7 @@ TEST_F(Validation, StructureTableAndLattice) {
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [1, 1, 1]\nmass = -1.0\n", "'mass': expected a finite non-negative mass"},
       {"lattice = \"fcc\"\nelement = \"\"\na = 3.6\nrepeat = [1, 1, 1]\n", "'element': expected an element"},
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2000, 2000, 2000]\n", "'lattice': the lattice would have 32000000000 atoms"},
+      {"file = \"two.data\"\nformat = \"pdb\"\n", "2: 'format': expected auto, extxyz, lammps-data or lammps-dump, found 'pdb'"},
   };
   for (const auto& [text, msg] : bad) {
     try {
@@ -286,7 +288,6 @@ TEST_F(Validation, StructureTableAndLattice) {
     }
   }
   // Names for LAMMPS's numbered types must match the file's count; formats must be known.
-  const std::string data = put("two.data", "t\n\n1 atoms\n2 atom types\n0 5 xlo xhi\n0 5 ylo yhi\n0 5 zlo zhi\n\nAtoms\n\n1 1 0 0 0\n");
   EXPECT_EQ(io::read_structure(data, "auto", {"O", "H"}).type_names, (std::vector<std::string>{"O", "H"}));
   EXPECT_THROW(io::read_structure(data, "auto", {"O"}), InputError);
   EXPECT_THROW(io::read_structure(data, "pdb"), InputError);

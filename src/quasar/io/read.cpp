@@ -70,6 +70,8 @@ Structure structure_from_config(const ConfigTable& t, const std::filesystem::pat
     if (p.is_relative()) p = base_dir / p;
     if (!std::filesystem::exists(p)) t.fail("file", "structure file '" + p.string() + "' not found");
     const std::string format = t.get_string("format", "auto");
+    if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump")
+      t.fail("format", "expected auto, extxyz, lammps-data or lammps-dump, found '" + format + "'");
     if (t.has("atom_style")) return read_lammps_data(p.string(), t.get_string("atom_style"));
     return read_structure(p.string(), format);
   }
