@@ -34,7 +34,7 @@ for n in "${names[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   shopt -s nullglob
   for f in $(seeds "$n") tests/fuzz/"$n"/*; do
-    [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$corpus/seed-$(basename "$f")"
+    [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$corpus/seed-$(echo "${f#../}" | tr / _)"  # the path: real files share names
   done
   shopt -u nullglob
   echo "== fuzz_$n: $seconds s, $(ls "$corpus" | wc -l) inputs in the corpus"

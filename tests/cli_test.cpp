@@ -1,4 +1,5 @@
 // The `quasar` executable end to end: exit codes, messages, eval's JSON, a short run.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -91,6 +92,48 @@ TEST_F(Cli, EvalJsonEqualsTheLibrary) {
   EXPECT_EQ(j[1]["forces"].size(), b.size());
 }
 
+// A LAMMPS dump with numbered types only (as `dump custom id type x y z` writes it): eval and
+// model-devi read every frame, named by --type-map; model-devi's steps are the dump's timesteps.
+TEST_F(Cli, EvalAndModelDeviOnALammpsDump) {
+  const std::string eam = test::lammps_potential("CuNi.eam.alloy");
+  if (eam.empty()) GTEST_SKIP() << "lammps-data's CuNi.eam.alloy is not installed";
+  const std::vector<Structure> frames = {test::distorted_fcc({2, 2, 2}, 3.6, 0.1, 0.1, 63, {"Cu", "Ni"}),
+                                         test::distorted_fcc({2, 2, 2}, 3.6, 0.1, 0.1, 64, {"Cu", "Ni"})};
+  std::ostringstream dump;
+  dump.precision(17);
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const Structure& s = frames[k];
+    const LammpsBounds b = lammps_bounds(s.box);
+    ASSERT_NE(b.xy, 0.0) << "a tilted cell";
+    dump << "ITEM: TIMESTEP\n" << 100 * k << "\nITEM: NUMBER OF ATOMS\n" << s.size()
+         << "\nITEM: BOX BOUNDS xy xz yz pp pp pp\n"
+         << b.xlo + std::min({0.0, b.xy, b.xz, b.xy + b.xz}) << " " << b.xhi + std::max({0.0, b.xy, b.xz, b.xy + b.xz}) << " " << b.xy << "\n"
+         << b.ylo + std::min(0.0, b.yz) << " " << b.yhi + std::max(0.0, b.yz) << " " << b.xz << "\n"
+         << b.zlo << " " << b.zhi << " " << b.yz << "\nITEM: ATOMS id type x y z\n";
+    for (std::size_t i = s.size(); i-- > 0;)  // LAMMPS writes atoms in any order
+      dump << i + 1 << " " << s.types[i] + 1 << " " << s.positions[i].x << " " << s.positions[i].y << " " << s.positions[i].z << "\n";
+  }
+  write("traj.lammpstrj", dump.str());
+  const Result r = quasar("eval --model " + eam + " --structure traj.lammpstrj --type-map Cu,Ni --json --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  Eam pot = Eam::from_setfl(eam);
+  const Evaluation e = evaluate(pot, frames[1], Backend::Cpu);
+  // The cell comes back through LAMMPS's bounding box: energies agree to 1e-12 eV (measured 0).
+  EXPECT_NEAR(j[1]["energy"].get<double>(), e.energy, 1e-12);
+  EXPECT_NEAR(j[1]["forces"][5][2].get<double>(), e.forces[5].z, 1e-12);
+  const Result unnamed = quasar("eval --model " + eam + " --structure traj.lammpstrj --device cpu");
+  EXPECT_EQ(unnamed.code, 1);
+  EXPECT_NE(unnamed.err.find("'1'"), std::string::npos) << unnamed.err;
+  const Result devi = quasar("model-devi --models " + eam + " " + eam + " --structure traj.lammpstrj --type-map Cu,Ni --device cpu");
+  ASSERT_EQ(devi.code, 0) << devi.err;
+  EXPECT_NE(devi.out.find("\n           0"), std::string::npos) << devi.out;
+  EXPECT_NE(devi.out.find("\n         100"), std::string::npos) << devi.out;
+  const Result bad = quasar("eval --model " + eam + " --structure traj.lammpstrj --type-map Cu,,Ni");
+  EXPECT_EQ(bad.code, 2);
+}
+
 TEST_F(Cli, RunWritesThermoAndRestarts) {
   write("in.toml", R"(
 device = "cpu"
@@ -156,7 +199,7 @@ file = "ar.data"
 [potential]
 type = "lj"
 cutoff = 8.0
-[potential.species.1]
+[potential.species.Ar]
 epsilon = 0.0104
 sigma = 3.405
 [md]

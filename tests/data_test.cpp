@@ -83,7 +83,9 @@ TEST_F(Data, MalformedDataNamesTheFile) {
   EXPECT_THROW(io::read_npy(put("not.npy", "hello")), InputError);
   EXPECT_THROW(io::read_npy(put("c16.npy", npy("<c16", "(2,)", ""))), InputError);
   EXPECT_THROW(io::read_npy(put("short.npy", npy("<f8", "(4,)", f8({1})))), InputError);
-  EXPECT_THROW(io::read_npy(put("fortran.npy", npy("<f8", "(1,)", f8({1}), true))), InputError);
+  EXPECT_THROW(io::read_npy(put("fortran.npy", npy("<f8", "(2, 2)", f8({1, 2, 3, 4}), true))), InputError);
+  EXPECT_EQ(io::read_npy(put("fortran1.npy", npy("<f8", "(1, 2)", f8({1, 2}), true))).values, (std::vector<double>{1, 2}))
+      << "one dimension longer than 1: the same layout in either order";
   const auto f4 = io::read_npy(put("f4.npy", npy("<f4", "(1, 1)", std::string("\x00\x00\xc0\x3f", 4))));
   EXPECT_EQ(f4.shape, (std::vector<std::size_t>{1, 1}));
   EXPECT_EQ(f4.values, (std::vector<double>{1.5}));

@@ -1,4 +1,6 @@
 // Readers and writers: round trips, files as ASE and LAMMPS write them, and malformed input.
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -114,9 +116,9 @@ TEST_F(Files, LammpsDataRoundTripAndErrors) {
   EXPECT_NE(error_of([&] { io::read_lammps_data(write("e1.data", head + "Atoms # atomic\n\n1 1 0 0 0\n")); })
                 .find("e1.data:15: file ends inside the Atoms section (1 of 2 lines read)"), std::string::npos);
   EXPECT_NE(error_of([&] { io::read_lammps_data(write("e2.data", head + "Atoms # atomic\n\n1 3 0 0 0\n2 1 1 1 1\n")); })
-                .find("e2.data:15: atom type 3 out of range 1..1"), std::string::npos);
-  EXPECT_NE(error_of([&] { io::read_lammps_data(write("e3.data", head + "Atoms # full\n\n1 1 0 0 0\n2 1 1 1 1\n")); })
-                .find("atom style 'full' is not supported"), std::string::npos);
+                .find("e2.data:15: expected the atom type between 1 and 1, found 3"), std::string::npos);
+  EXPECT_NE(error_of([&] { io::read_lammps_data(write("e3.data", head + "Atoms # sphere\n\n1 1 0 0 0\n2 1 1 1 1\n")); })
+                .find("e3.data:13: atom style 'sphere' is not supported"), std::string::npos);
   EXPECT_NE(error_of([&] { io::read_lammps_data(write("e4.data", "t\n\n2 atoms\n1 atom types\n0 5 xlo xhi\n")); })
                 .find("lacks one of"), std::string::npos);
 }
@@ -130,7 +132,210 @@ TEST_F(Files, LammpsDumpHeaderForATiltedCell) {
   EXPECT_NE(text.find("ITEM: BOX BOUNDS xy xz yz pp pp pp\n"), std::string::npos);
   // xy = 1, xz = -0.5: the x bounds of the bounding box are 0 + min(0,1,-0.5,0.5) and 4 + max(...).
   EXPECT_NE(text.find("\n-0.5 5 1\n"), std::string::npos);
-  EXPECT_NE(text.find("ITEM: ATOMS id type x y z vx vy vz fx fy fz\n1 1 "), std::string::npos);
+  EXPECT_NE(text.find("ITEM: ATOMS id type element x y z\n1 1 Cu "), std::string::npos) << text;
+}
+
+// Runs Debian's lmp on `input` in `dir`; false (the log reported as a failure) when it fails.
+bool run_lmp(const std::filesystem::path& dir, const std::string& input) {
+  std::ofstream(dir / "in.lmp") << input;
+  const std::string cmd = "cd " + dir.string() + " && OMP_NUM_THREADS=1 " + test::lammps_executable() +
+                          " -in in.lmp -log log.lammps -screen none > stdout.txt 2>&1";
+  if (std::system(cmd.c_str()) == 0) return true;
+  std::ifstream log(dir / "log.lammps");
+  std::stringstream ss;
+  ss << log.rdbuf();
+  ADD_FAILURE() << "LAMMPS failed; log:\n" << ss.str();
+  return false;
+}
+
+// A small molecular system in a tilted box, given to LAMMPS atom by atom: what its files must give back.
+const std::string kMolecule = R"(units metal
+atom_style full
+boundary p p p
+region box prism 0 20 0 18 0 16 2.0 -1.5 1.0 units box
+create_box 3 box bond/types 2 angle/types 1 dihedral/types 1 improper/types 1 extra/bond/per/atom 4 &
+  extra/angle/per/atom 6 extra/dihedral/per/atom 6 extra/improper/per/atom 3 extra/special/per/atom 10
+mass 1 12.011
+mass 2 15.999
+mass 3 1.008
+create_atoms 1 single 5.0 5.0 5.0 units box
+create_atoms 1 single 6.5 5.0 5.0 units box
+create_atoms 2 single 7.2 6.2 5.0 units box
+create_atoms 3 single 4.4 4.1 5.3 units box
+create_atoms 3 single 19.5 17.0 15.2 units box
+set atom 5 image 1 -1 0
+set atom 1 vx 0.5 vy -0.25 vz 1.5
+set atom 3 vx -2 vy 0.125 vz 0
+set atom 4 vx 0 vy 0 vz -0.75
+set atom 1 charge -0.5
+set atom 2 charge 0.25
+set atom 3 charge 0.5
+set atom 4 charge -0.25
+pair_style lj/cut/coul/cut 8.0
+pair_coeff 1 1 0.01 3.4
+pair_coeff 2 2 0.015 3.1
+pair_coeff 3 3 0.002 2.5
+)";
+const std::string kHarmonicTopology = R"(bond_style harmonic
+bond_coeff 1 30 1.5
+bond_coeff 2 40 1.2
+angle_style harmonic
+angle_coeff 1 5 110
+dihedral_style harmonic
+dihedral_coeff 1 0.1 1 2
+improper_style harmonic
+improper_coeff 1 1 0
+)";
+const std::string kClass2Topology = R"(bond_style class2
+bond_coeff * 1.5 30 -60 70
+angle_style class2
+angle_coeff 1 110 5 -1 0.5
+angle_coeff 1 bb 1 1.5 1.2
+angle_coeff 1 ba 2 2 1.5 1.2
+dihedral_style class2
+dihedral_coeff 1 0.1 0 0.1 0 0.1 0
+dihedral_coeff 1 mbt 0.1 0.2 0.3 1.3
+dihedral_coeff 1 ebt 0.1 0.2 0.3 0.4 0.5 0.6 1.5 1.2
+dihedral_coeff 1 at 0.1 0.2 0.3 0.4 0.5 0.6 110 110
+dihedral_coeff 1 aat 0.1 110 110
+dihedral_coeff 1 bb13 0.1 1.5 1.2
+improper_style class2
+improper_coeff 1 1 0
+improper_coeff 1 aa 0.1 0.2 0.3 110 110 110
+)";
+const std::string kBonds = R"(create_bonds single/bond 1 1 2
+create_bonds single/bond 2 2 3
+create_bonds single/bond 1 4 1
+create_bonds single/angle 1 4 1 2
+create_bonds single/angle 1 1 2 3
+create_bonds single/dihedral 1 4 1 2 3
+create_bonds single/improper 1 1 2 3 4
+)";
+
+// What kMolecule gave LAMMPS: positions (atom 5 unwrapped by its image flags 1 -1 0, that is a - b),
+// velocities, charges, masses and the cell.
+void expect_molecule(const Structure& s, double position_tolerance, bool velocities = true) {
+  const std::vector<Vec3> r = {{5, 5, 5}, {6.5, 5, 5}, {7.2, 6.2, 5}, {4.4, 4.1, 5.3}, {19.5 + 20 - 2, 17 - 18, 15.2}};
+  const std::vector<Vec3> v = {{0.5, -0.25, 1.5}, {0, 0, 0}, {-2, 0.125, 0}, {0, 0, -0.75}, {0, 0, 0}};
+  ASSERT_EQ(s.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    if (!s.ids.empty()) {
+      EXPECT_EQ(s.ids[i], static_cast<long>(i + 1));
+    }
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.positions[i][k], r[i][k], position_tolerance) << "atom " << i + 1;
+    if (velocities) {
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(s.velocities[i][k], v[i][k]) << "atom " << i + 1;
+    }
+  }
+  EXPECT_EQ(s.type_names[s.types[2]], "2");
+  EXPECT_EQ(s.type_names[s.types[4]], "3");
+  const Mat3 h{{{20, 0, 0}, {2, 18, 0}, {-1.5, 1, 16}}};
+  for (int k = 0; k < 9; ++k) EXPECT_EQ(s.box.h(k / 3, k % 3), h(k / 3, k % 3));
+  EXPECT_EQ(s.box.origin.x, 0.0);
+}
+
+TEST_F(Files, LammpsDataWrittenByLammps) {
+  if (test::lammps_executable().empty()) GTEST_SKIP() << "Debian's LAMMPS (lmp) is not installed";
+  ASSERT_TRUE(run_lmp(dir_, kMolecule + kHarmonicTopology + kBonds +
+                                "write_data full.data\nwrite_data full-ij.data pair ij\n" + kClass2Topology + "write_data class2.data\n"));
+  for (const char* name : {"full.data", "full-ij.data", "class2.data"}) {
+    SCOPED_TRACE(name);
+    const Structure s = io::read_lammps_data((dir_ / name).string());
+    expect_molecule(s, 1e-13);  // LAMMPS keeps positions through fractional coordinates: 1.1e-14 off (measured)
+    EXPECT_EQ(s.charges, (std::vector<double>{-0.5, 0.25, 0.5, -0.25, 0}));
+    EXPECT_EQ(s.type_masses, (std::vector<double>{12.011, 15.999, 1.008}));
+  }
+  // The style argument overrides the comment.
+  EXPECT_EQ(io::read_lammps_data((dir_ / "full.data").string(), "full").size(), 5u);
+  EXPECT_NE(error_of([&] { io::read_lammps_data((dir_ / "full.data").string(), "molecular"); })
+                .find("expected 6 or 9 values for atom style molecular, found 10"), std::string::npos);
+}
+
+TEST_F(Files, LammpsDataNamesAndSections) {
+  // Types named by Masses comments (else their number), atom style bond, topology checked.
+  const std::string p = write("named.data",
+      "title\n\n3 atoms\n3 atom types\n1 bonds\n1 bond types\n2 extra bond per atom\n"
+      "0 10 xlo xhi\n0 10 ylo yhi\n0 10 zlo zhi\n\n"
+      "Masses\n\n1 15.999 # O\n2 1.008 # H\n3 2.5\n\n"
+      "Pair Coeffs # lj/cut\n\n1 0.1 3\n2 0.1 2\n3 0.1 1\n\n"
+      "Atoms # bond\n\n1 7 1 0 0 0\n2 7 2 1 0 0\n3 8 3 5 5 5\n\n"
+      "Bonds\n\n1 1 1 2\n");
+  const Structure s = io::read_lammps_data(p);
+  EXPECT_EQ(s.type_names, (std::vector<std::string>{"O", "H", "3"}));
+  EXPECT_EQ(s.type_masses, (std::vector<double>{15.999, 1.008, 2.5}));
+  EXPECT_TRUE(s.charges.empty());
+  EXPECT_EQ(s.positions[2].z, 5.0);
+  // The writer names types the same way, so names survive a round trip.
+  io::write_lammps_data((dir_ / "back.data").string(), s, "charge");
+  EXPECT_EQ(io::read_lammps_data((dir_ / "back.data").string()).type_names, s.type_names);
+}
+
+TEST_F(Files, LammpsDumpRoundTrip) {
+  Structure s = test::distorted_fcc({2, 2, 2}, 3.6, 0.3, 0.1, 8, {"Cu", "Ni"});
+  s.velocities.assign(s.size(), Vec3{0.1234567890123456789, -2.0 / 3.0, 1e-17});
+  s.forces.assign(s.size(), Vec3{1.0 / 3.0, 0, -7});
+  s.box.periodic[2] = 0;
+  std::ostringstream out;
+  io::append_lammps_dump(out, s, 0);
+  std::reverse(s.positions.begin(), s.positions.end());  // a second frame, with other positions
+  io::append_lammps_dump(out, s, 100);
+  const std::string path = write("rt.lammpstrj", out.str());
+  const auto frames = io::read_frames(path);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[1].info.at("step"), "100");
+  for (const Structure& f : frames) {
+    EXPECT_EQ(f.box.periodic[2], 0);
+    EXPECT_EQ(f.box.periodic[0], 1);
+    // The tilts come back through the bounding box: 8.9e-16 off (measured).
+    for (int k = 0; k < 9; ++k) EXPECT_NEAR(f.box.h(k / 3, k % 3), s.box.h(k / 3, k % 3), 1e-14);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      EXPECT_EQ(f.type_names[f.types[i]], s.type_names[s.types[i]]);
+      EXPECT_EQ(f.velocities[i].x, s.velocities[i].x);
+      EXPECT_EQ(f.forces[i].z, s.forces[i].z);
+    }
+  }
+  for (std::size_t i = 0; i < s.size(); ++i) EXPECT_EQ(frames[1].positions[i].y, s.positions[i].y);
+  EXPECT_DOUBLE_EQ(frames[0].type_masses[0], 63.546);
+}
+
+TEST_F(Files, LammpsDumpsWrittenByLammps) {
+  if (test::lammps_executable().empty()) GTEST_SKIP() << "Debian's LAMMPS (lmp) is not installed";
+  ASSERT_TRUE(run_lmp(dir_, kMolecule + R"(dump d1 all custom 5 unwrapped.dump id type xu yu zu vx vy vz fx fy fz q
+dump_modify d1 format float %.17g
+dump d2 all custom 5 scaled.lammpstrj id type xs ys zs ix iy iz
+dump d3 all atom 5 atom.dump
+dump d4 all custom 5 elements.dump element x y z mass
+dump_modify d4 element C O H units yes time yes format float %.17g
+run 0
+reset_timestep 5
+run 0
+)"));
+  const auto unwrapped = io::read_frames((dir_ / "unwrapped.dump").string());
+  ASSERT_EQ(unwrapped.size(), 2u);
+  EXPECT_EQ(unwrapped[0].info.at("step"), "0");
+  EXPECT_EQ(unwrapped[1].info.at("step"), "5");
+  for (const auto& f : unwrapped) {
+    expect_molecule(f, 1e-13);  // 7.1e-15 off (measured)
+    EXPECT_EQ(f.charges, (std::vector<double>{-0.5, 0.25, 0.5, -0.25, 0}));
+    EXPECT_EQ(f.forces.size(), 5u);
+  }
+  // Scaled coordinates with six digits (LAMMPS's default format): 6.0e-6 Å off (measured), 1e-4 allowed.
+  for (const char* name : {"scaled.lammpstrj", "atom.dump"}) {
+    SCOPED_TRACE(name);
+    const auto frames = io::read_frames((dir_ / name).string());
+    ASSERT_EQ(frames.size(), 2u);
+    if (std::string(name) == "scaled.lammpstrj") expect_molecule(frames[1], 1e-4, false);
+    else EXPECT_NEAR(frames[0].positions[4].x, 19.5, 1e-4) << "dump atom has no image flags: wrapped";
+  }
+  // Element names, no ids (file order), the mass column, UNITS and TIME items.
+  const auto named = io::read_frames((dir_ / "elements.dump").string());
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].type_names, (std::vector<std::string>{"C", "O", "H"}));
+  EXPECT_EQ(named[0].type_masses, (std::vector<double>{12.011, 15.999, 1.008}));
+  EXPECT_NEAR(named[0].positions[3].y, 4.1, 1e-13);
+  // Numbered types named by a type map.
+  const auto mapped = io::read_frames((dir_ / "unwrapped.dump").string(), "auto", {"C", "O", "H"});
+  EXPECT_EQ(mapped[0].type_names[mapped[0].types[2]], "O");
 }
 
 TEST_F(Files, MalformedEamFiles) {

@@ -37,4 +37,17 @@ Args Args::parse(const std::vector<std::string>& argv, const std::set<std::strin
   return a;
 }
 
+std::vector<std::string> type_map(const std::string& list) {
+  std::vector<std::string> names;
+  if (list.empty()) return names;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', from);
+    names.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (names.back().empty()) throw UsageError("--type-map: expected names separated by commas (O,H), found '" + list + "'");
+    if (comma == std::string::npos) return names;
+    from = comma + 1;
+  }
+}
+
 }  // namespace quasar::cli

@@ -27,4 +27,8 @@ struct Args {
   }
 };
 
+// "--type-map O,H": the names of LAMMPS's numbered types 1, 2, ... ({} for ""); a usage error when
+// a name is empty.
+std::vector<std::string> type_map(const std::string& list);
+
 }  // namespace quasar::cli

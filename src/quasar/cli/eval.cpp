@@ -5,7 +5,6 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
-#include "quasar/io/extxyz.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/registry.hpp"
@@ -13,10 +12,11 @@
 namespace quasar::cli {
 
 namespace {
-const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
+const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--format F] [--type-map A,B,...] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
-XYZ frames or a LAMMPS data file). MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
+XYZ frames, a LAMMPS data file or the frames of a LAMMPS text dump; --format extxyz, lammps-data or
+lammps-dump when the extension does not tell). --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
 [potential] table. --json prints one object per structure with keys energy, forces, virial (and
 atom_energy, atom_virial with --per-atom); an array of them when FILE has several frames.
 --deterministic: GPU sums in 64-bit fixed point, so that repeated evaluations give the same bits.
@@ -42,7 +42,7 @@ nlohmann::json to_json(const Evaluation& e, bool per_atom) {
 
 int eval_command(const std::vector<std::string>& argv) {
   const Args a = Args::parse(argv, {"--help", "--json", "--per-atom", "--deterministic"},
-                             {"--model", "--structure", "--device", "--precision"});
+                             {"--model", "--structure", "--device", "--precision", "--format", "--type-map"});
   if (a.has("--help")) {
     std::cout << kEvalHelp;
     return 0;
@@ -53,10 +53,7 @@ int eval_command(const std::vector<std::string>& argv) {
   auto pot = load_model(a.get("--model"));
   set_model_precision(*pot, a.get("--precision", "double"));
   const std::string path = a.get("--structure");
-  std::vector<Structure> frames;
-  const bool xyz = path.size() > 4 && (path.substr(path.size() - 4) == ".xyz" || path.find(".extxyz") != std::string::npos);
-  if (xyz) frames = io::read_extxyz(path);
-  else frames.push_back(io::read_structure(path));
+  const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
   for (std::size_t k = 0; k < frames.size(); ++k) {

@@ -5,7 +5,6 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
-#include "quasar/io/extxyz.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/model_devi.hpp"
 #include "quasar/potential/registry.hpp"
@@ -13,13 +12,14 @@
 namespace quasar::cli {
 
 namespace {
-const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
+const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--format F] [--type-map A,B,...] [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
 
-Model deviation of every frame of FILE (extended XYZ or LAMMPS data) for active learning, in the
-layout of DeePMD-kit's `dp model-devi`: one line per frame with
+Model deviation of every frame of FILE (extended XYZ, LAMMPS data or a LAMMPS text dump, whose
+--type-map names the numbered types 1, 2, ...) for active learning, in the layout of DeePMD-kit's
+`dp model-devi`: one line per frame with
   step max_devi_v min_devi_v avg_devi_v max_devi_f min_devi_f avg_devi_f
 (virial deviations in eV per atom, force deviations in eV/Å). The step is the frame's `step` key
-when it has one, else its index. Written to --output (atomically) or printed.
+when it has one (a dump's timestep), else its index. Written to --output (atomically) or printed.
 )";
 }  // namespace
 
@@ -33,7 +33,7 @@ int model_devi_command(const std::vector<std::string>& argv) {
       rest.push_back(argv[i]);
     }
   }
-  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device", "--precision"});
+  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device", "--precision", "--format", "--type-map"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
@@ -49,8 +49,7 @@ int model_devi_command(const std::vector<std::string>& argv) {
     pots.push_back(owned.back().get());
   }
   const std::string path = a.get("--structure");
-  const bool xyz = path.size() > 4 && (path.substr(path.size() - 4) == ".xyz" || path.find(".extxyz") != std::string::npos);
-  const std::vector<Structure> frames = xyz ? io::read_extxyz(path) : std::vector<Structure>{io::read_structure(path)};
+  const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
   std::ostringstream out;
   out << "#" << std::setw(11) << "step" << std::setw(19) << "max_devi_v" << std::setw(19) << "min_devi_v" << std::setw(19)
       << "avg_devi_v" << std::setw(19) << "max_devi_f" << std::setw(19) << "min_devi_f" << std::setw(19) << "avg_devi_f"

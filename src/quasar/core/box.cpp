@@ -8,8 +8,19 @@
 
 namespace quasar {
 
+namespace {
+// A box holding h as it is, only for describing it in a message.
+Box from_rows(const Mat3& h) {
+  Box b;
+  b.h = h;
+  return b;
+}
+}  // namespace
+
 Box Box::from_matrix(const Mat3& h, Vec3 origin, std::array<bool, 3> pbc) {
   Box b;
+  if (!std::isfinite(origin.x) || !std::isfinite(origin.y) || !std::isfinite(origin.z))
+    throw Error("the cell origin is not finite");
   b.origin = origin;
   for (int k = 0; k < 3; ++k) b.periodic[k] = pbc[k] ? 1 : 0;
   b.set_matrix(h);
@@ -30,13 +41,23 @@ Box Box::enclosing(const std::vector<Vec3>& points, double vacuum) {
 }
 
 void Box::set_matrix(const Mat3& new_h) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (!std::isfinite(new_h(r, c))) throw Error("cell matrix has a non-finite entry: " + describe(from_rows(new_h)));
+  // Singular or so flat that its inverse means nothing: the volume against the edge lengths' product.
   const double v = det(new_h);
-  if (!(std::abs(v) > 1e-12)) throw Error("cell matrix is singular (volume " + std::to_string(v) + " Å^3)");
+  const double edges = std::sqrt(norm2(new_h.r[0]) * norm2(new_h.r[1]) * norm2(new_h.r[2]));
+  if (!(std::abs(v) > 1e-12) || !(std::abs(v) > 1e-10 * edges) || !std::isfinite(v))
+    throw Error("cell matrix is singular or degenerate (volume " + std::to_string(v) + " Å^3): " + describe(from_rows(new_h)));
   h = new_h;
   hinv = inverse(new_h);
 }
 
 Box box_from_lammps(const LammpsBounds& b, std::array<bool, 3> pbc) {
+  if (!(b.xhi > b.xlo) || !(b.yhi > b.ylo) || !(b.zhi > b.zlo))
+    throw Error("box bounds must have lo < hi in every direction (x " + std::to_string(b.xlo) + " " + std::to_string(b.xhi) +
+                ", y " + std::to_string(b.ylo) + " " + std::to_string(b.yhi) + ", z " + std::to_string(b.zlo) + " " +
+                std::to_string(b.zhi) + ")");
   const Mat3 h{{{b.xhi - b.xlo, 0, 0}, {b.xy, b.yhi - b.ylo, 0}, {b.xz, b.yz, b.zhi - b.zlo}}};
   return Box::from_matrix(h, {b.xlo, b.ylo, b.zlo}, pbc);
 }

@@ -1,5 +1,8 @@
 #include "quasar/core/structure.hpp"
 
+#include <cmath>
+#include <sstream>
+
 #include "quasar/core/error.hpp"
 
 namespace quasar {
@@ -33,25 +36,51 @@ Structure replicate(const Structure& s, std::array<int, 3> n) {
   return r;
 }
 
-void Structure::validate(const std::string& origin) const {
+namespace {
+bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+std::string show(Vec3 v) {
+  std::ostringstream o;
+  o << "(" << v.x << ", " << v.y << ", " << v.z << ")";
+  return o.str();
+}
+}  // namespace
+
+std::string Structure::problem() const {
   const std::size_t n = positions.size();
-  auto need = [&](std::size_t got, const char* what) {
-    if (got != n && got != 0)
-      throw Error(origin + ": " + what + " has " + std::to_string(got) + " entries for " + std::to_string(n) +
-                  " atoms");
+  auto count = [&](std::size_t got, const char* what) {
+    return got != n && got != 0 ? std::string(what) + " has " + std::to_string(got) + " entries for " + std::to_string(n) + " atoms"
+                                : std::string();
   };
-  if (types.size() != n)
-    throw Error(origin + ": " + std::to_string(types.size()) + " types for " + std::to_string(n) + " atoms");
-  need(velocities.size(), "velocities");
-  need(charges.size(), "charges");
-  need(ids.size(), "ids");
-  need(forces.size(), "forces");
+  if (types.size() != n) return std::to_string(types.size()) + " types for " + std::to_string(n) + " atoms";
+  for (const std::string& p : {count(velocities.size(), "velocities"), count(charges.size(), "charges"),
+                               count(ids.size(), "ids"), count(forces.size(), "forces")})
+    if (!p.empty()) return p;
   if (type_masses.size() != type_names.size())
-    throw Error(origin + ": " + std::to_string(type_masses.size()) + " masses for " +
-                std::to_string(type_names.size()) + " types");
-  for (int t : types)
-    if (t < 0 || t >= static_cast<int>(type_names.size()))
-      throw Error(origin + ": atom type index " + std::to_string(t) + " out of range");
+    return std::to_string(type_masses.size()) + " masses for " + std::to_string(type_names.size()) + " types";
+  for (std::size_t t = 0; t < type_masses.size(); ++t)
+    if (!(type_masses[t] >= 0) || !std::isfinite(type_masses[t]))
+      return "mass " + std::to_string(type_masses[t]) + " of type " + type_names[t] + " is not a finite non-negative number";
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string atom = "atom " + std::to_string(i + 1);
+    if (types[i] < 0 || types[i] >= static_cast<int>(type_names.size()))
+      return "type index " + std::to_string(types[i]) + " of " + atom + " is out of range";
+    if (!finite(positions[i])) return "the position of " + atom + " is not finite: " + show(positions[i]);
+    if (!velocities.empty() && !finite(velocities[i])) return "the velocity of " + atom + " is not finite: " + show(velocities[i]);
+    if (!forces.empty() && !finite(forces[i])) return "the force on " + atom + " is not finite: " + show(forces[i]);
+    if (!charges.empty() && !std::isfinite(charges[i])) return "the charge of " + atom + " is not finite";
+  }
+  if (energy && !std::isfinite(*energy)) return "the energy is not finite";
+  if (virial)
+    for (int r = 0; r < 3; ++r)
+      if (!finite(virial->r[r])) return "the virial is not finite";
+  for (int r = 0; r < 3; ++r)
+    if (!finite(box.h.r[r]) || !finite(box.hinv.r[r])) return "the cell is not finite";
+  if (!finite(box.origin)) return "the cell origin is not finite";
+  return {};
+}
+
+void Structure::validate(const std::string& origin) const {
+  if (const std::string p = problem(); !p.empty()) throw Error(origin + ": " + p);
 }
 
 }  // namespace quasar

@@ -29,7 +29,11 @@ struct Structure {
   std::size_t size() const { return positions.size(); }
   // Type index of a name, adding it (with the element's mass, or 0) when new.
   int type_index(const std::string& name);
-  // Throws an Error naming the problem when sizes disagree or a mass is missing.
+  // The first thing wrong with the data ("" when nothing is): sizes that disagree, a type index
+  // out of range, a non-finite position, velocity, force, charge, energy or virial, a mass that is
+  // negative or not finite. Readers report it at their file and line.
+  std::string problem() const;
+  // Throws an Error "origin: problem" when there is one.
   void validate(const std::string& origin) const;
 };
 

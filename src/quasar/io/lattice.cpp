@@ -1,5 +1,7 @@
 #include "quasar/io/lattice.hpp"
 
+#include <climits>
+#include <cmath>
 #include <vector>
 
 #include "quasar/core/error.hpp"
@@ -16,9 +18,14 @@ Structure make_lattice(const std::string& kind, const std::string& element, doub
     basis = {{0, 0, 0},          {0.5, 0.5, 0},       {0.5, 0, 0.5},       {0, 0.5, 0.5},
              {0.25, 0.25, 0.25}, {0.75, 0.75, 0.25}, {0.75, 0.25, 0.75}, {0.25, 0.75, 0.75}};
   else throw Error("unknown lattice '" + kind + "' (valid: sc, bcc, fcc, diamond)");
-  if (!(a > 0)) throw Error("lattice constant must be positive");
-  for (int k = 0; k < 3; ++k)
+  if (!(a > 0) || !std::isfinite(a)) throw Error("lattice constant must be a positive finite number");
+  if (!(mass >= 0) || !std::isfinite(mass)) throw Error("mass must be a finite non-negative number");
+  double atoms = static_cast<double>(basis.size());
+  for (int k = 0; k < 3; ++k) {
     if (repeat[k] < 1) throw Error("lattice repeat counts must be at least 1");
+    atoms *= repeat[k];
+  }
+  if (atoms > INT_MAX) throw Error("the lattice would have " + std::to_string(static_cast<long long>(atoms)) + " atoms, more than " + std::to_string(INT_MAX));
   Structure s;
   s.box = Box::orthorhombic(a * repeat[0], a * repeat[1], a * repeat[2]);
   s.type_index(element);

@@ -44,7 +44,7 @@ std::vector<Structure> read_n2p2_data(const std::string& path, const N2p2Units& 
       const std::string& key = w[0];
       auto number = [&](std::size_t k, const char* what) { return in.to_double(w.at(k), what); };
       auto need = [&](std::size_t n) {
-        if (w.size() < n) in.fail("'" + key + "' needs " + std::to_string(n - 1) + " values");
+        if (w.size() != n) in.fail("'" + key + "' needs " + std::to_string(n - 1) + " values, found " + std::to_string(w.size() - 1));
       };
       if (key == "comment") {
         if (w.size() > 1) s.info["comment"] = join(std::vector<std::string>(w.begin() + 1, w.end()));
@@ -76,10 +76,14 @@ std::vector<Structure> read_n2p2_data(const std::string& path, const N2p2Units& 
     if (!ended) in.fail("the file ends inside a structure (no 'end')");
     if (s.positions.empty()) in.fail("structure without atoms");
     if (!s.energy) in.fail("structure without an energy line");
-    if (lattice.size() == 3) s.box = Box::from_matrix({{lattice[0], lattice[1], lattice[2]}});
-    else if (lattice.empty()) s.box = Box::enclosing(s.positions);
-    else in.fail("a structure needs zero or three lattice lines, this one has " + std::to_string(lattice.size()));
-    s.validate(path);
+    if (lattice.size() != 0 && lattice.size() != 3)
+      in.fail("a structure needs zero or three lattice lines, this one has " + std::to_string(lattice.size()));
+    try {
+      s.box = lattice.empty() ? Box::enclosing(s.positions) : Box::from_matrix({{lattice[0], lattice[1], lattice[2]}});
+    } catch (const Error& e) {
+      in.fail(std::string(lattice.empty() ? "the box around the atoms: " : "lattice: ") + e.what());
+    }
+    if (const std::string p = s.problem(); !p.empty()) in.fail(p);  // also values out of range after the unit conversion
     out.push_back(std::move(s));
   }
   if (out.empty()) throw InputError(path, 0, "no structure (n2p2 input.data starts each with 'begin')");

@@ -1,31 +1,66 @@
 #include "quasar/io/read.hpp"
 
+#include <climits>
+#include <cmath>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/lammps_data.hpp"
+#include "quasar/io/lammps_dump.hpp"
 #include "quasar/io/lattice.hpp"
 
 namespace quasar::io {
 
 namespace {
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 }  // namespace
 
-Structure read_structure(const std::string& path, const std::string& format) {
-  std::string f = format;
-  if (f == "auto") {
-    if (ends_with(path, ".xyz") || ends_with(path, ".extxyz")) f = "extxyz";
-    else if (ends_with(path, ".data") || ends_with(path, ".lmp") || ends_with(path, ".lammps")) f = "lammps-data";
-    else throw InputError(path, 0, "cannot tell the format from the file name; give format = \"extxyz\" or \"lammps-data\"");
+std::string structure_format(const std::string& path, const std::string& format) {
+  if (format == "extxyz" || format == "lammps-data" || format == "lammps-dump") return format;
+  if (format != "auto")
+    throw InputError(path, 0, "unknown structure format '" + format + "' (valid: auto, extxyz, lammps-data, lammps-dump)");
+  if (ends_with(path, ".xyz") || ends_with(path, ".extxyz")) return "extxyz";
+  if (ends_with(path, ".data") || ends_with(path, ".lmp") || ends_with(path, ".lammps")) return "lammps-data";
+  if (ends_with(path, ".dump") || ends_with(path, ".lammpstrj")) return "lammps-dump";
+  throw InputError(path, 0, "cannot tell the format from the file name; give the format: extxyz, lammps-data or lammps-dump");
+}
+
+namespace {
+// Types renamed by the names given for LAMMPS's numbered types.
+Structure renamed(Structure s, const std::string& path, const std::vector<std::string>& type_names) {
+  if (type_names.empty()) return s;
+  if (type_names.size() != s.type_names.size())
+    throw InputError(path, 0, "the file has " + std::to_string(s.type_names.size()) + " atom types, but " +
+                                  std::to_string(type_names.size()) + " type names are given");
+  for (std::size_t t = 0; t < type_names.size(); ++t) {
+    s.type_names[t] = type_names[t];
+    if (s.type_masses[t] == 0) s.type_masses[t] = element_mass(type_names[t]);
   }
-  if (f == "extxyz") return read_extxyz(path).front();
-  if (f == "lammps-data") return read_lammps_data(path);
-  throw InputError(path, 0, "unknown structure format '" + format + "' (valid: auto, extxyz, lammps-data)");
+  return s;
+}
+}  // namespace
+
+std::vector<Structure> read_frames(const std::string& path, const std::string& format,
+                                   const std::vector<std::string>& type_names) {
+  const std::string f = structure_format(path, format);
+  if (f == "lammps-dump") return read_lammps_dump(path, type_names);
+  if (f == "lammps-data") return {renamed(read_lammps_data(path), path, type_names)};
+  if (!type_names.empty()) throw InputError(path, 0, "type names are for LAMMPS files; extended XYZ names its species");
+  return read_extxyz(path);
+}
+
+Structure read_structure(const std::string& path, const std::string& format, const std::vector<std::string>& type_names) {
+  return std::move(read_frames(path, format, type_names).front());
 }
 
 Structure structure_from_config(const ConfigTable& t, const std::filesystem::path& base_dir) {
@@ -35,6 +70,8 @@ Structure structure_from_config(const ConfigTable& t, const std::filesystem::pat
     if (p.is_relative()) p = base_dir / p;
     if (!std::filesystem::exists(p)) t.fail("file", "structure file '" + p.string() + "' not found");
     const std::string format = t.get_string("format", "auto");
+    if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump")
+      t.fail("format", "expected auto, extxyz, lammps-data or lammps-dump, found '" + format + "'");
     if (t.has("atom_style")) return read_lammps_data(p.string(), t.get_string("atom_style"));
     return read_structure(p.string(), format);
   }
@@ -42,10 +79,18 @@ Structure structure_from_config(const ConfigTable& t, const std::filesystem::pat
   t.allow_only({"lattice", "element", "a", "repeat", "mass"});
   const auto rep = t.get_doubles("repeat");
   if (rep.size() != 3) t.fail("repeat", "expected three repeat counts [nx, ny, nz]");
+  std::array<int, 3> n{};
+  for (int k = 0; k < 3; ++k) {
+    if (!(rep[k] >= 1 && rep[k] <= INT_MAX) || rep[k] != std::floor(rep[k]))
+      t.fail("repeat", "expected whole numbers of at least 1, found " + number_text(rep[k]));
+    n[k] = static_cast<int>(rep[k]);
+  }
+  const double a = t.get_double("a"), mass = t.get_double("mass", 0.0);
+  if (!(a > 0) || !std::isfinite(a)) t.fail("a", "expected a positive finite lattice constant (Å)");
+  if (!(mass >= 0) || !std::isfinite(mass)) t.fail("mass", "expected a finite non-negative mass (amu)");
+  if (t.get_string("element").empty()) t.fail("element", "expected an element or type name");
   try {
-    return make_lattice(t.get_string("lattice"), t.get_string("element"), t.get_double("a"),
-                        {static_cast<int>(rep[0]), static_cast<int>(rep[1]), static_cast<int>(rep[2])},
-                        t.get_double("mass", 0.0));
+    return make_lattice(t.get_string("lattice"), t.get_string("element"), a, n, mass);
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {

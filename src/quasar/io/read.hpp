@@ -3,15 +3,23 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "quasar/core/config.hpp"
 #include "quasar/core/structure.hpp"
 
 namespace quasar::io {
 
-// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ, first frame; .data/.lmp/.lammps
-// -> LAMMPS data), "extxyz" or "lammps-data".
-Structure read_structure(const std::string& path, const std::string& format = "auto");
+// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ; .data/.lmp/.lammps -> LAMMPS
+// data; .dump/.lammpstrj -> LAMMPS dump), "extxyz", "lammps-data" or "lammps-dump".
+// type_names, when given, name LAMMPS's numbered types 1, 2, ... (data files and dumps).
+std::string structure_format(const std::string& path, const std::string& format = "auto");
+// The first frame of the file.
+Structure read_structure(const std::string& path, const std::string& format = "auto",
+                         const std::vector<std::string>& type_names = {});
+// Every frame of the file (one for a LAMMPS data file).
+std::vector<Structure> read_frames(const std::string& path, const std::string& format = "auto",
+                                   const std::vector<std::string>& type_names = {});
 
 // The [structure] table of an input file: file = "..." (+ format, atom_style), or a generated
 // lattice = "fcc" | "bcc" | "sc" | "diamond", element, a, repeat = [nx, ny, nz] (+ mass).
