@@ -4,6 +4,7 @@
 // a truncated weight row used to load and give plausible wrong energies).
 #include <hdf5.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/dp/model_io.hpp"
+#include "quasar/potential/evaluate.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -218,6 +220,18 @@ TEST_F(DpModelCheck, CompressionSettings) {
                "expected an integer from 1 to 1000, found 0");
   expect_error([&](json& d) { d["model"]["quasar_compress"].erase("min_nbor_dist"); }, "model.quasar_compress",
                "missing key 'min_nbor_dist'");
+}
+
+TEST_F(DpModelCheck, CompressedNetsTakeAtomsOnOneSpot) {
+  // Two atoms on one spot give inf and nan in the environment: the table lookup clamps (defined
+  // conversions, which the sanitizer build checks) and the energy says nan.
+  dict_["model"]["quasar_compress"] = {{"min_nbor_dist", 0.8}, {"step", 0.01}, {"extrapolate", 5}};
+  dp::DeepPotential pot(dp::model_from_json(dict_, "c"));
+  Structure s;
+  s.box = Box::orthorhombic(12, 12, 12);
+  for (const char* t : {"O", "H", "H"}) s.types.push_back(s.type_index(t));
+  s.positions = {{1, 1, 1}, {1, 1, 1}, {1.8, 1.2, 1}};
+  EXPECT_TRUE(std::isnan(evaluate(pot, s, Backend::Cpu).energy));
 }
 
 TEST_F(DpModelCheck, YamlAliasesCannotExpandBeyondTheFile) {

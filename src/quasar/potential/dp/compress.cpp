@@ -10,7 +10,9 @@
 namespace quasar::dp {
 
 void EmbeddingTables::locate(double x, int& interval, double& t) const {
-  x = std::clamp(x, lower, max);
+  // Clamped so that a non-finite input (inf from two atoms on one spot, or nan) stays within the
+  // table and the conversion to int below defined; nan goes to lower (std::clamp would keep it).
+  x = x >= lower ? (x <= max ? x : max) : lower;
   if (x < upper) {
     interval = std::min(static_cast<int>((x - lower) / stride0), n0 - 1);
     t = x - (lower + interval * stride0);
