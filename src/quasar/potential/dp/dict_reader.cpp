@@ -137,7 +137,7 @@ std::string DictReader::string_or(const json& j, const std::string& path, const 
 
 void DictReader::check_header(const json& j, const std::string& path, int newest,
                               const std::vector<std::string>& classes) const {
-  if (const json* v = find(j, path, "@version")) {
+  if (const json* v = find(j, path, "@version"); v && newest > 0) {
     const long version = integer(*v, key_path(path, "@version"), 0, 1L << 30);
     if (version > newest)
       fail(key_path(path, "@version"), "version " + std::to_string(version) + " is newer than this reader knows (" +
@@ -166,7 +166,7 @@ NdArray DictReader::array(const json& j, const std::string& path, std::size_t ma
   const json* v = &j;
   std::string where = path;
   if (j.is_object()) {
-    check_header(j, path, 1, {"np.ndarray"});
+    check_header(j, path, 0, {"np.ndarray"});  // the same arrays in every version so far
     const std::string dtype = string_or(j, path, "dtype", "float64");
     if (dtype != "float64" && dtype != "float32" && dtype != "float16")
       fail(key_path(path, "dtype"), "expected float64, float32 or float16, found '" + dtype + "'");

@@ -44,7 +44,8 @@ class DictReader {
   std::string string_or(const nlohmann::json& j, const std::string& path, const std::string& key,
                         const std::string& fallback) const;
 
-  // "@version" (when present) no newer than `newest`; "@class" (when present) one of `classes`.
+  // "@version" (when present) no newer than `newest` (0: not checked); "@class" (when present) one of
+  // `classes`.
   void check_header(const nlohmann::json& j, const std::string& path, int newest,
                     const std::vector<std::string>& classes = {}) const;
   // "precision" (when present) one of DeePMD-kit's names.

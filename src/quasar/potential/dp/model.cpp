@@ -177,7 +177,7 @@ Network read_network(const DictReader& r, const json& j, const std::string& path
 std::vector<Network> read_collection(const DictReader& r, const json& j, const std::string& path, int ndim, int nt,
                                      const std::vector<NetSpec>& specs) {
   r.object(j, path);
-  r.check_header(j, path, 1, {"NetworkCollection"});
+  r.check_header(j, path, 0, {"NetworkCollection"});  // its version is not checked: the layout has stayed
   const long got_ndim = r.integer(r.at(j, path, "ndim"), key_path(path, "ndim"), 0, 2);
   if (got_ndim != ndim)
     r.fail(key_path(path, "ndim"), "expected " + std::to_string(ndim) +
