@@ -71,8 +71,8 @@ int dp_command(const std::vector<std::string>& argv) {
   } catch (const std::exception&) {
     throw UsageError("--min-dist, --step and --extrapolate take numbers");
   }
-  if (c.min_nbor_dist <= 0 || c.step <= 0 || c.extrapolate < 1)
-    throw UsageError("needs --min-dist > 0, --step > 0 and --extrapolate >= 1");
+  if (!(c.min_nbor_dist > 0 && std::isfinite(c.min_nbor_dist)) || !(c.step > 0 && std::isfinite(c.step)) || c.extrapolate < 1)
+    throw UsageError("needs finite --min-dist > 0, --step > 0 and --extrapolate >= 1");
   nlohmann::json dict = dp::read_model_dict(a.positional[1]);
   nlohmann::json& model = dict.contains("model") ? dict["model"] : dict;
   model["quasar_compress"] = {{"min_nbor_dist", c.min_nbor_dist}, {"step", c.step}, {"extrapolate", c.extrapolate}};

@@ -27,7 +27,15 @@ int run_command(const std::vector<std::string>& argv) {
   const toml::table root = parse_toml_file(path);
   const ConfigTable top{&root, path, ""};
   top.allow_only({"structure", "potential", "md", "output", "neighbor", "device", "deterministic"});
-  const Backend backend = parse_backend(a.get("--device", top.get_string("device", "auto")));
+  Backend backend = Backend::Cpu;
+  try {
+    backend = parse_backend(a.get("--device", top.get_string("device", "auto")));
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    if (a.has("--device")) throw;
+    top.fail("device", e.what());  // the file's choice: name it
+  }
   md::run_from_config(top, std::filesystem::absolute(path).parent_path(), backend, a.has("--deterministic"));
   return 0;
 }

@@ -1,8 +1,18 @@
 #include "quasar/core/config.hpp"
 
+#include <cmath>
 #include <sstream>
 
 namespace quasar {
+
+// A number node as a finite double: toml++ gives no double for an integer it cannot convert exactly
+// (beyond 2^53), and TOML floats may be inf or nan.
+double ConfigTable::finite_number(const toml::node& n, std::string_view key) const {
+  const std::optional<double> v = n.value<double>();
+  if (!v) fail(key, "expected a number that a double holds exactly");
+  if (!std::isfinite(*v)) fail(key, "expected a finite number");
+  return *v;
+}
 
 int ConfigTable::line_of(std::string_view key) const {
   const toml::node* n = table->get(key);
@@ -56,17 +66,27 @@ double ConfigTable::get_double(std::string_view key, std::optional<double> fallb
     throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (a number)");
   }
   if (!n->is_number()) fail(key, "expected a number");
-  return *n->value<double>();
+  return finite_number(*n, key);
 }
 
-long ConfigTable::get_int(std::string_view key, std::optional<long> fallback) const {
+long ConfigTable::get_int(std::string_view key, std::optional<long> fallback, long min, long max) const {
   const toml::node* n = table->get(key);
   if (!n) {
     if (fallback) return *fallback;
     throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (an integer)");
   }
   if (!n->is_integer()) fail(key, "expected an integer");
-  return static_cast<long>(*n->value<int64_t>());
+  const long v = static_cast<long>(*n->value<int64_t>());
+  if (v < min || v > max) {
+    std::ostringstream os;
+    os << "expected an integer";
+    if (min > std::numeric_limits<long>::min()) os << " >= " << min;
+    if (min > std::numeric_limits<long>::min() && max < std::numeric_limits<long>::max()) os << " and";
+    if (max < std::numeric_limits<long>::max()) os << " <= " << max;
+    os << ", found " << v;
+    fail(key, os.str());
+  }
+  return v;
 }
 
 bool ConfigTable::get_bool(std::string_view key, std::optional<bool> fallback) const {
@@ -82,12 +102,12 @@ bool ConfigTable::get_bool(std::string_view key, std::optional<bool> fallback) c
 std::vector<double> ConfigTable::get_doubles(std::string_view key) const {
   const toml::node* n = table->get(key);
   if (!n) throw InputError(file, line_of(key), "missing key '" + key_path(key) + "' (an array of numbers)");
-  if (n->is_number()) return {*n->value<double>()};
+  if (n->is_number()) return {finite_number(*n, key)};
   if (!n->is_array()) fail(key, "expected an array of numbers");
   std::vector<double> out;
   for (const auto& e : *n->as_array()) {
     if (!e.is_number()) fail(key, "expected an array of numbers");
-    out.push_back(*e.value<double>());
+    out.push_back(finite_number(e, key));
   }
   return out;
 }

@@ -1,6 +1,11 @@
 // Checkpoints: a text line, a JSON header, then the per-atom arrays in their current (spatially
 // sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU.
+#include <array>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +17,7 @@ namespace quasar::md {
 
 namespace {
 constexpr const char* kMagic = "QUASAR-CHECKPOINT 1";
+constexpr const char* kMagicPrefix = "QUASAR-CHECKPOINT ";
 
 template <class T>
 void put(std::ostream& out, const Array<T>& a) {
@@ -25,6 +31,52 @@ std::vector<T> get(std::istream& in, std::size_t n, const std::string& path) {
   in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(T)));
   if (!in) throw InputError(path, 0, "checkpoint is truncated");
   return v;
+}
+
+// The JSON header's values, each checked for its type (and finiteness) with the key in errors.
+struct Header {
+  const nlohmann::json& h;
+  std::string path;
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
+    throw InputError(path, 2, "header key '" + key + "': " + msg);
+  }
+  const nlohmann::json& at(const std::string& key) const {
+    if (!h.contains(key)) fail(key, "missing");
+    return h.at(key);
+  }
+  long integer(const std::string& key) const {
+    const auto& v = at(key);
+    if (!v.is_number_integer()) fail(key, "expected an integer");
+    if (v.is_number_unsigned() && v.get<unsigned long>() > static_cast<unsigned long>(std::numeric_limits<long>::max()))
+      fail(key, "out of range");
+    return v.get<long>();
+  }
+  std::vector<double> numbers(const std::string& key, std::size_t count) const {
+    const auto& v = at(key);
+    if (!v.is_array() || v.size() != count) fail(key, "expected " + std::to_string(count) + " numbers");
+    std::vector<double> out;
+    for (const auto& x : v) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) fail(key, "expected finite numbers");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  std::string string(const std::string& key) const {
+    if (!at(key).is_string()) fail(key, "expected a string");
+    return at(key).get<std::string>();
+  }
+  bool boolean(const std::string& key) const {
+    const auto& v = at(key);
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number_integer() && (v.get<long>() == 0 || v.get<long>() == 1)) return v.get<long>() == 1;
+    fail(key, "expected true or false");
+  }
+};
+
+std::string fraction_text(double s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
 }
 }  // namespace
 
@@ -59,12 +111,23 @@ void Simulation::write_checkpoint(const std::string& path) {
   });
 }
 
+// Everything is read and checked before any state changes, so a bad checkpoint leaves the
+// simulation as it was: the header against the input (atoms, types, integrator, periodicity), the
+// arrays' total size against the file, every number finite, positions inside the cell in periodic
+// directions (they are written wrapped), types and ids consistent with the input's atoms.
 void Simulation::read_checkpoint(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open checkpoint");
+  const auto file_size = std::filesystem::file_size(path, ec);
   std::string magic, header;
   std::getline(in, magic);
-  if (magic != kMagic) throw InputError(path, 1, "not a Quasar checkpoint (first line '" + magic.substr(0, 40) + "')");
+  if (magic != kMagic) {
+    if (magic.rfind(kMagicPrefix, 0) == 0)
+      throw InputError(path, 1, "checkpoint format '" + magic.substr(0, 40) + "'; this build reads '" + kMagic + "'");
+    throw InputError(path, 1, "not a Quasar checkpoint (first line '" + magic.substr(0, 40) + "')");
+  }
   std::getline(in, header);
   nlohmann::json h;
   try {
@@ -72,35 +135,106 @@ void Simulation::read_checkpoint(const std::string& path) {
   } catch (const std::exception& e) {
     throw InputError(path, 2, std::string("bad checkpoint header: ") + e.what());
   }
-  const int n = h.at("atoms").get<int>();
+  if (!h.is_object()) throw InputError(path, 2, "bad checkpoint header: expected a JSON object");
+  const Header hd{h, path};
+  const long n = hd.integer("atoms");
   if (n != atoms_.size())
     throw InputError(path, 2, "checkpoint has " + std::to_string(n) + " atoms, the input " + std::to_string(atoms_.size()));
-  if (h.at("types").get<std::vector<std::string>>() != atoms_.type_names())
-    throw InputError(path, 2, "checkpoint atom types differ from the input's");
-  if (h.at("integrator").get<std::string>() != settings_.integrator.kind)
-    throw InputError(path, 2, "checkpoint was written by integrator '" + h.at("integrator").get<std::string>() +
+  const auto& types = hd.at("types");
+  bool same_types = types.is_array() && types.size() == atoms_.type_names().size();
+  for (std::size_t t = 0; same_types && t < types.size(); ++t)
+    same_types = types[t].is_string() && types[t].get<std::string>() == atoms_.type_names()[t];
+  if (!same_types) throw InputError(path, 2, "checkpoint atom types differ from the input's");
+  const std::string integrator = hd.string("integrator");
+  if (integrator != settings_.integrator.kind)
+    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 40) +
                                   "', the input asks for '" + settings_.integrator.kind + "'");
-  const auto cell = h.at("cell").get<std::vector<double>>();
-  const auto origin = h.at("origin").get<std::vector<double>>();
-  const auto pbc = h.at("pbc").get<std::vector<int>>();
-  atoms_.set_box(Box::from_matrix({{{cell[0], cell[1], cell[2]}, {cell[3], cell[4], cell[5]}, {cell[6], cell[7], cell[8]}}},
-                                  {origin[0], origin[1], origin[2]}, {pbc[0] != 0, pbc[1] != 0, pbc[2] != 0}));
+  const long step = hd.integer("step");
+  if (step < 0) hd.fail("step", "expected a non-negative step");
+  const std::vector<double> state = hd.numbers("state", kStateSize);
+  const std::vector<double> cell = hd.numbers("cell", 9), origin = hd.numbers("origin", 3);
+  const auto& pbc = hd.at("pbc");
+  std::array<bool, 3> periodic{};
+  for (int k = 0; k < 3; ++k) {
+    if (!pbc.is_array() || pbc.size() != 3 || !(pbc[k].is_boolean() || pbc[k].is_number_integer()))
+      hd.fail("pbc", "expected three flags");
+    periodic[k] = pbc[k].is_boolean() ? pbc[k].get<bool>() : pbc[k].get<long>() != 0;
+    if (periodic[k] != (atoms_.box().periodic[k] != 0)) hd.fail("pbc", "periodicity differs from the input's");
+  }
+  Box box;
+  try {
+    box = Box::from_matrix({{{cell[0], cell[1], cell[2]}, {cell[3], cell[4], cell[5]}, {cell[6], cell[7], cell[8]}}},
+                           {origin[0], origin[1], origin[2]}, periodic);
+  } catch (const Error& e) {
+    hd.fail("cell", e.what());
+  }
+  // A periodic direction thinner than 1 Å puts an atom's image closer than any bond (and would
+  // make the neighbour search scan thousands of images).
+  for (int k = 0; k < 3; ++k)
+    if (periodic[k] && !(box.plane_spacing(k) >= 1.0)) hd.fail("cell", "a periodic direction is thinner than 1 Å");
+  const bool charges = hd.boolean("has_charges");
+  if (charges != atoms_.has_charges()) hd.fail("has_charges", "differs from the input's");
+  // The arrays must fill the rest of the file exactly: counts are checked before any allocation.
   const std::size_t sn = static_cast<std::size_t>(n);
-  for (auto* a : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz})
-    a->assign(get<double>(in, sn, path));
-  std::vector<std::vector<double>> forces;
-  for (int k = 0; k < 3; ++k) forces.push_back(get<double>(in, sn, path));
-  for (auto* a : {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz}) a->assign(get<int>(in, sn, path));
-  atoms_.id.assign(get<long>(in, sn, path));
-  if (h.at("has_charges").get<bool>()) atoms_.charge.assign(get<double>(in, sn, path));
-  integrator_.set_state(h.at("state").get<std::vector<double>>());
-  step_ = h.at("step").get<long>();
+  const std::size_t bytes = sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0));
+  const std::streamoff at = in.tellg();
+  if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
+    throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
+                                  " bytes of per-atom arrays, expected " + std::to_string(bytes) + " for " +
+                                  std::to_string(n) + " atoms");
+  std::vector<std::vector<double>> real;  // x y z vx vy vz fx fy fz
+  for (int k = 0; k < 9; ++k) real.push_back(get<double>(in, sn, path));
+  std::vector<std::vector<int>> ints;  // type ix iy iz
+  for (int k = 0; k < 4; ++k) ints.push_back(get<int>(in, sn, path));
+  const std::vector<long> ids = get<long>(in, sn, path);
+  const std::vector<double> charge = charges ? get<double>(in, sn, path) : std::vector<double>();
+  static const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"};
+  for (int k = 0; k < 9; ++k)
+    for (std::size_t i = 0; i < sn; ++i)
+      if (!std::isfinite(real[k][i])) throw InputError(path, 0, std::string("checkpoint: ") + names[k] + " of atom " + std::to_string(i) + " is not finite");
+  for (std::size_t i = 0; i < charge.size(); ++i)
+    if (!std::isfinite(charge[i])) throw InputError(path, 0, "checkpoint: charge of atom " + std::to_string(i) + " is not finite");
+  for (std::size_t i = 0; i < sn; ++i) {
+    const Vec3 s = box.to_frac({real[0][i], real[1][i], real[2][i]});
+    for (int k = 0; k < 3; ++k)
+      if (periodic[k] && !(s[k] >= -1e-6 && s[k] <= 1 + 1e-6))
+        throw InputError(path, 0, "checkpoint: atom " + std::to_string(i) + " lies outside the cell (fractional coordinate " +
+                                      fraction_text(s[k]) + "; positions are written wrapped)");
+  }
+  // Ids are a permutation of the input's atoms, each with the type that atom has now.
+  std::vector<int> input_type(sn);
+  {
+    const std::vector<int> type_now = atoms_.type.to_vector();
+    const std::vector<long> id_now = atoms_.id.to_vector();
+    for (std::size_t i = 0; i < sn; ++i) input_type[static_cast<std::size_t>(id_now[i])] = type_now[i];
+  }
+  std::vector<char> seen(sn, 0);
+  for (std::size_t i = 0; i < sn; ++i) {
+    const long id = ids[i];
+    if (id < 0 || id >= n || seen[static_cast<std::size_t>(id)])
+      throw InputError(path, 0, "checkpoint: atom ids are not a permutation of 0.." + std::to_string(n - 1) + " (atom " +
+                                    std::to_string(i) + " has id " + std::to_string(id) + ")");
+    seen[static_cast<std::size_t>(id)] = 1;
+    if (ints[0][i] != input_type[static_cast<std::size_t>(id)])
+      throw InputError(path, 0, "checkpoint: atom " + std::to_string(id) + " has type " + std::to_string(ints[0][i]) +
+                                    ", the input's atom has type " + std::to_string(input_type[static_cast<std::size_t>(id)]));
+  }
+  // Checked: now the state changes.
+  atoms_.set_box(box);
+  Array<double>* reals[] = {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz};
+  for (int k = 0; k < 6; ++k) reals[k]->assign(real[k]);
+  Array<int>* int_arrays[] = {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz};
+  for (int k = 0; k < 4; ++k) int_arrays[k]->assign(ints[k]);
+  atoms_.id.assign(ids);
+  if (charges) atoms_.charge.assign(charge);
+  integrator_.set_state(state);
+  step_ = step;
   list_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
   // The saved forces, not the recomputed ones: those could differ in the last bit.
-  atoms_.fx.assign(forces[0]);
-  atoms_.fy.assign(forces[1]);
-  atoms_.fz.assign(forces[2]);
+  atoms_.fx.assign(real[6]);
+  atoms_.fy.assign(real[7]);
+  atoms_.fz.assign(real[8]);
 }
 
 }  // namespace quasar::md

@@ -1,5 +1,9 @@
 #include "quasar/md/settings.hpp"
 
+#include <limits>
+
+#include "quasar/potential/potential.hpp"
+
 namespace quasar::md {
 
 namespace {
@@ -40,12 +44,14 @@ MdSettings md_settings_from_config(const ConfigTable& root, const std::filesyste
     const std::string baro = md->get_string("barostat", "isotropic");
     if (baro != "isotropic" && baro != "anisotropic") md->fail("barostat", "expected \"isotropic\" or \"anisotropic\"");
     in.anisotropic = baro == "anisotropic";
-    in.barostat_every = static_cast<int>(md->get_int("barostat_every", 10));
-    if (in.barostat_every < 1) md->fail("barostat_every", "must be at least 1");
+    in.barostat_every = static_cast<int>(md->get_int("barostat_every", 10, 1, std::numeric_limits<int>::max()));
     s.restart = resolve(md->get_string("restart", ""), base);
     s.minimize.fmax = md->get_double("fmax", 1e-3);
+    if (!(s.minimize.fmax > 0)) md->fail("fmax", "must be positive");
     s.minimize.pressure_tol = md->get_double("pressure_tol_bar", 1.0);
+    if (!(s.minimize.pressure_tol > 0)) md->fail("pressure_tol_bar", "must be positive");
     s.minimize.max_move = md->get_double("max_move", 0.1);
+    if (!(s.minimize.max_move > 0)) md->fail("max_move", "must be positive");
     s.minimize.relax_cell = md->get_bool("relax_cell", false);
     s.minimize.pressure = in.pressure;
     s.minimize.max_steps = s.steps;
@@ -72,8 +78,10 @@ MdSettings md_settings_from_config(const ConfigTable& root, const std::filesyste
   if (auto nb = root.sub("neighbor")) {
     nb->allow_only({"skin", "sort_every"});
     s.skin = nb->get_double("skin", 1.0);
-    if (s.skin < 0) nb->fail("skin", "must not be negative");
-    s.sort_every = nb->get_int("sort_every", 1000);
+    // The list reaches cutoff + skin: bounded as the cutoffs are (kMaxCutoff).
+    if (!(s.skin >= 0 && s.skin <= kMaxCutoff))
+      nb->fail("skin", "expected 0 to " + std::to_string(static_cast<int>(kMaxCutoff)) + " Å");
+    s.sort_every = nb->get_int("sort_every", 1000, 0, std::numeric_limits<int>::max());  // 0: never
   }
   return s;
 }

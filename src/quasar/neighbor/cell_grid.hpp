@@ -39,8 +39,8 @@ struct CellGrid {
   // Cell coordinate along k of a fractional coordinate; atoms outside a non-periodic cell go to the
   // edge bins (a contraction, so no neighbour is lost).
   QUASAR_HD int coord(double s, int k) const {
-    int c = static_cast<int>(floor(s * bins[k]));
-    return c < 0 ? 0 : (c >= bins[k] ? bins[k] - 1 : c);
+    const double c = floor(s * bins[k]);  // clamped before the conversion: an atom far outside stays defined
+    return c < 0 ? 0 : (c >= bins[k] ? bins[k] - 1 : static_cast<int>(c));
   }
   QUASAR_HD int index(int c0, int c1, int c2) const { return (c2 * bins[1] + c1) * bins[0] + c0; }
   QUASAR_HD int cell_of(const Box& box, Vec3 r) const {

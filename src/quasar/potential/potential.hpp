@@ -9,6 +9,10 @@
 
 namespace quasar {
 
+// Å: the longest cutoff a model file may declare. Far beyond any short-range potential (LAMMPS's
+// EAM files stop near 10 Å, Deep Potentials near 12 Å); it keeps the neighbour list's reach finite.
+constexpr double kMaxCutoff = 100.0;
+
 struct ComputeRequest {
   bool energy = true;     // total energy into totals[0]
   bool virial = true;     // total virial into totals[1..9]

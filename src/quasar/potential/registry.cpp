@@ -14,7 +14,7 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
     t.allow_only({"type", "file", "fparam", "aparam", "precision", "chunk_atoms"});
     std::filesystem::path p(t.get_string("file"));
     if (p.is_relative()) p = base_dir / p;
-    if (!std::filesystem::exists(p)) t.fail("file", "model file '" + p.string() + "' not found");
+    if (!std::filesystem::is_regular_file(p)) t.fail("file", "model file '" + p.string() + "' not found");
     auto pot = std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(p.string()));
     try {
       if (t.has("fparam")) pot->set_fparam(t.get_doubles("fparam"));
@@ -25,7 +25,7 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
       t.fail(t.has("aparam") ? "aparam" : "fparam", e.what());
     }
     try {
-      pot->set_precision(dp::parse_precision(t.get_string("precision", "double")), t.get_int("chunk_atoms", 0));
+      pot->set_precision(dp::parse_precision(t.get_string("precision", "double")), t.get_int("chunk_atoms", 0, 0));
     } catch (const InputError&) {
       throw;
     } catch (const Error& e) {

@@ -230,15 +230,22 @@ void Trainer::load_checkpoint(const std::string& path) {
   if (!(in >> magic >> version) || magic != "quasar-train-checkpoint" || version != 1)
     throw InputError(path, 1, "not a Quasar training checkpoint");
   std::size_t count = 0;
-  if (!(in >> step_ >> rng_ >> count)) throw InputError(path, 2, "truncated checkpoint");
+  long step = 0;
+  if (!(in >> step >> rng_ >> count)) throw InputError(path, 2, "truncated checkpoint");
+  if (step < 0) throw InputError(path, 2, "negative step " + std::to_string(step));
+  step_ = step;
+  // The count must be the model's, checked before the optimiser state is allocated.
   model_ = dp::read_dp_model(path + ".dp");
+  std::size_t have = 0;
+  for_each_param(model_, nullptr, [&](std::size_t, double&, double) { ++have; });
+  if (have != count)
+    throw InputError(path, 4, "the optimiser state holds " + std::to_string(count) + " parameters, the model in " + path +
+                                  ".dp " + std::to_string(have));
   m_.resize(count);
   v_.resize(count);
   for (std::size_t k = 0; k < count; ++k)
-    if (!(in >> m_[k] >> v_[k])) throw InputError(path, static_cast<long>(k) + 5, "truncated checkpoint");
-  std::size_t have = 0;
-  for_each_param(model_, nullptr, [&](std::size_t, double&, double) { ++have; });
-  if (have != count) throw InputError(path, 4, "the optimiser state does not match the model in " + path + ".dp");
+    if (!(in >> m_[k] >> v_[k]) || !std::isfinite(m_[k]) || !std::isfinite(v_[k]) || v_[k] < 0)
+      throw InputError(path, static_cast<long>(k) + 5, "expected two finite moments (the second non-negative)");
 }
 
 }  // namespace quasar::train

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/env_row.hpp"
@@ -9,7 +10,9 @@
 namespace quasar::dp {
 
 void EmbeddingTables::locate(double x, int& interval, double& t) const {
-  x = std::clamp(x, lower, max);
+  // Clamped so that a non-finite input (inf from two atoms on one spot, or nan) stays within the
+  // table and the conversion to int below defined; nan goes to lower (std::clamp would keep it).
+  x = x >= lower ? (x <= max ? x : max) : lower;
   if (x < upper) {
     interval = std::min(static_cast<int>((x - lower) / stride0), n0 - 1);
     t = x - (lower + interval * stride0);
@@ -33,7 +36,7 @@ void EmbeddingTables::eval(int net, double x, double* y, double* dy) const {
   }
 }
 
-EmbeddingTables build_tables(const SeE2A& de, const Compression& s) {
+EmbeddingTables table_grid(const SeE2A& de, const Compression& s) {
   const int nt = static_cast<int>(de.sel.size()), nnei = de.nnei();
   EmbeddingTables tab;
   tab.m = de.m();
@@ -52,13 +55,31 @@ EmbeddingTables build_tables(const SeE2A& de, const Compression& s) {
       tab.lower = std::min(tab.lower, -de.davg[at] / de.dstd[at]);
       tab.upper = std::max(tab.upper, (smax - de.davg[at]) / de.dstd[at]);
     }
-  if (!(tab.upper > tab.lower)) throw Error("dp compress: empty input range (check min_nbor_dist and the statistics)");
+  if (!(tab.upper > tab.lower) || !std::isfinite(tab.upper - tab.lower))
+    throw Error("dp compress: empty input range (check min_nbor_dist and the statistics)");
   tab.stride0 = s.step;
   tab.stride1 = 10 * s.step;
-  tab.n0 = std::max(1, static_cast<int>(std::ceil((tab.upper - tab.lower) / tab.stride0)));
+  // Interval counts in double first: a tiny step must fail here, not overflow an int.
+  const double n0 = std::max(1.0, std::ceil((tab.upper - tab.lower) / tab.stride0));
+  const double n1_bound = std::ceil((s.extrapolate - 1) * n0 * tab.stride0 / tab.stride1) + 1;
+  const double bytes = 8.0 * 6 * tab.m * tab.nets * (n0 + n1_bound);
+  if (!(n0 + n1_bound <= kMaxTableIntervals && bytes <= kMaxTableBytes))
+  {
+    std::ostringstream os;
+    os << "dp compress: step " << s.step << " and extrapolate " << s.extrapolate << " give " << n0 + n1_bound
+       << " intervals of " << tab.nets << " nets x " << tab.m << " outputs (at most " << kMaxTableIntervals << " and "
+       << (static_cast<long>(kMaxTableBytes) >> 20) << " MB of coefficients): use a larger step or a smaller extrapolate";
+    throw Error(os.str());
+  }
+  tab.n0 = static_cast<int>(n0);
   tab.upper = tab.lower + tab.n0 * tab.stride0;  // the fine part ends on a node
   tab.n1 = std::max(1, static_cast<int>(std::ceil((s.extrapolate - 1) * (tab.upper - tab.lower) / tab.stride1)));
   tab.max = tab.upper + tab.n1 * tab.stride1;
+  return tab;
+}
+
+EmbeddingTables build_tables(const SeE2A& de, const Compression& s) {
+  EmbeddingTables tab = table_grid(de, s);
   const int M = tab.m, L = tab.intervals();
   tab.coef.assign(static_cast<std::size_t>(tab.nets) * L * 6 * M, 0.0);
   std::vector<double> y0, d0, s0, y1, d1, s1;

@@ -26,6 +26,13 @@ struct EmbeddingTables {
   void eval(int net, double x, double* y, double* dy) const;
 };
 
+// The tables' nodes (lower, upper, max, strides, interval counts, m, nets) without coefficients:
+// what the model reader checks before anything is allocated. Throws Error when the input range is
+// empty or the tables would exceed these limits (a real model needs a few thousand intervals and
+// tens of MB at the default step 0.01).
+constexpr long kMaxTableIntervals = 1L << 20;
+constexpr double kMaxTableBytes = 256.0 * (1 << 20);
+EmbeddingTables table_grid(const SeE2A& descriptor, const Compression& settings);
 EmbeddingTables build_tables(const SeE2A& descriptor, const Compression& settings);
 
 }  // namespace quasar::dp

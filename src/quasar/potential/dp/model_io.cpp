@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/dp/dict_reader.hpp"
 #include "quasar/potential/dp/model.hpp"
 
 namespace quasar::dp {
@@ -25,13 +26,21 @@ bool is_ndarray(const nlohmann::json& j) {
   return j.is_object() && j.contains("@class") && j.at("@class") == "np.ndarray" && j.contains("value");
 }
 
-// Nested lists -> flat values and shape (a scalar has shape []).
+// Nested lists -> flat values and shape (a scalar has shape []); null stands for nan. Throws
+// unless the lists are rectangular numbers, so that the dataset written holds what its shape says.
 void flatten(const nlohmann::json& v, std::vector<double>& out, std::vector<hsize_t>& shape, std::size_t depth = 0) {
-  if (v.is_array()) {
-    if (shape.size() <= depth) shape.push_back(v.size());
+  if (depth == 0)
+    for (const nlohmann::json* x = &v; x->is_array(); x = &(*x)[0]) {
+      shape.push_back(x->size());
+      if (x->empty() || shape.size() > 32) break;
+    }
+  if (depth < shape.size()) {
+    if (!v.is_array() || v.size() != shape[depth]) throw Error("array to write is not rectangular");
     for (const auto& e : v) flatten(e, out, shape, depth + 1);
-  } else {
+  } else if (v.is_number() || v.is_null()) {
     out.push_back(v.is_null() ? std::nan("") : v.get<double>());
+  } else {
+    throw Error("array to write holds " + std::string(v.type_name()) + " where numbers belong");
   }
 }
 
@@ -142,14 +151,18 @@ nlohmann::json ndarray(const std::vector<double>& values, const std::vector<std:
           {"value", values.empty() ? nlohmann::json::array() : nest(values.data(), shape)}};
 }
 
-nlohmann::json read_dp_h5(const std::string& path) {
-  quiet_hdf5();
-  if (!std::filesystem::exists(path)) throw InputError(path, 0, "cannot open model file");
-  H5 file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (file.id < 0) throw InputError(path, 0, "not an HDF5 file");
-  if (H5Aexists(file.id, "json") <= 0) throw InputError(path, 0, "no root attribute 'json': not a DeePMD-kit .dp model");
-  H5 attr(H5Aopen(file.id, "json", H5P_DEFAULT), H5Aclose);
+namespace {
+
+// The root attribute "json" as text: one string (variable or fixed length), nothing else, since
+// HDF5 would write as many strings as the attribute holds into the one buffer.
+std::string json_attribute(hid_t file, const std::string& path) {
+  if (H5Aexists(file, "json") <= 0) throw InputError(path, 0, "no root attribute 'json': not a DeePMD-kit .dp model");
+  H5 attr(H5Aopen(file, "json", H5P_DEFAULT), H5Aclose);
   H5 type(H5Aget_type(attr.id), H5Tclose);
+  H5 space(H5Aget_space(attr.id), H5Sclose);
+  if (attr.id < 0 || type.id < 0 || space.id < 0 || H5Tget_class(type.id) != H5T_STRING ||
+      H5Sget_simple_extent_npoints(space.id) != 1)
+    throw InputError(path, 0, "the root attribute 'json' is not one string");
   std::string text;
   if (H5Tis_variable_str(type.id) > 0) {
     H5 mem(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -160,10 +173,55 @@ nlohmann::json read_dp_h5(const std::string& path) {
     text = buf;
     H5free_memory(buf);
   } else {
-    std::vector<char> buf(H5Tget_size(type.id) + 1, '\0');
+    const std::size_t size = H5Tget_size(type.id);
+    std::error_code ec;
+    if (size == 0 || size > std::filesystem::file_size(path, ec))
+      throw InputError(path, 0, "the 'json' attribute claims " + std::to_string(size) + " bytes, more than the file holds");
+    std::vector<char> buf(size + 1, '\0');
     if (H5Aread(attr.id, type.id, buf.data()) < 0) throw InputError(path, 0, "cannot read the 'json' attribute");
     text = buf.data();
   }
+  return text;
+}
+
+// A dataset as an np.ndarray entry: numbers only (float or integer), a shape whose element count
+// the stored data can hold (a dataset declared huge with nothing written reads as fill values).
+nlohmann::json read_dataset(hid_t file, const std::string& name, const std::string& path) {
+  H5 ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (ds.id < 0) throw InputError(path, 0, "dataset " + name + " named in the model is missing");
+  H5 dtype(H5Dget_type(ds.id), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(dtype.id);
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) throw InputError(path, 0, "dataset " + name + " does not hold numbers");
+  H5 space(H5Dget_space(ds.id), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.id);
+  if (rank < 0 || rank > 8) throw InputError(path, 0, "dataset " + name + " has an unreadable shape");
+  std::vector<hsize_t> shape(static_cast<std::size_t>(rank));
+  if (rank > 0) H5Sget_simple_extent_dims(space.id, shape.data(), nullptr);
+  const double element = static_cast<double>(H5Tget_size(dtype.id));
+  double count = 1;
+  for (hsize_t s : shape) count *= static_cast<double>(s);
+  H5 plist(H5Dget_create_plist(ds.id), H5Pclose);
+  const bool filtered = plist.id >= 0 && H5Pget_nfilters(plist.id) > 0;
+  const double stored = static_cast<double>(H5Dget_storage_size(ds.id));
+  // Compressed data may hold up to 1000 values per stored byte; plain data exactly what it says.
+  if (count > 0 && (filtered ? count > 1000 * stored : count * element > stored))
+    throw InputError(path, 0, "dataset " + name + " declares shape " + shape_text({shape.begin(), shape.end()}) +
+                                  " but stores only " + std::to_string(static_cast<long>(stored)) + " bytes");
+  std::vector<double> values(static_cast<std::size_t>(count));
+  if (count > 0 && H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw InputError(path, 0, "cannot read dataset " + name + " as numbers");
+  return ndarray(values, std::vector<std::size_t>(shape.begin(), shape.end()),
+                 cls == H5T_FLOAT && element == 4 ? "float32" : "float64");
+}
+
+}  // namespace
+
+nlohmann::json read_dp_h5(const std::string& path) {
+  quiet_hdf5();
+  if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "cannot open model file");
+  H5 file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.id < 0) throw InputError(path, 0, "not an HDF5 file");
+  const std::string text = json_attribute(file.id, path);
   nlohmann::json dict;
   try {
     dict = nlohmann::json::parse(text);
@@ -176,28 +234,17 @@ nlohmann::json read_dp_h5(const std::string& path) {
     return s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
            std::all_of(s.begin() + prefix.size(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
   };
-  std::function<void(nlohmann::json&)> fill = [&](nlohmann::json& j) {
+  // Recursive over the dictionary, whose depth the reader bounds (DeePMD-kit's is about 10).
+  constexpr int kMaxDepth = 64;
+  std::function<void(nlohmann::json&, int)> fill = [&](nlohmann::json& j, int depth) {
+    if (depth > kMaxDepth) throw InputError(path, 0, "the model dictionary nests more than 64 levels deep");
     if (j.is_string() && is_dataset_path(j.get<std::string>())) {
-      const std::string name = j.get<std::string>();
-      H5 ds(H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose);
-      if (ds.id < 0) throw InputError(path, 0, "dataset " + name + " named in the model is missing");
-      H5 space(H5Dget_space(ds.id), H5Sclose);
-      const int rank = H5Sget_simple_extent_ndims(space.id);
-      std::vector<hsize_t> shape(static_cast<std::size_t>(std::max(rank, 0)));
-      if (rank > 0) H5Sget_simple_extent_dims(space.id, shape.data(), nullptr);
-      std::size_t count = 1;
-      for (hsize_t s : shape) count *= s;
-      std::vector<double> values(count);
-      if (count && H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-        throw InputError(path, 0, "cannot read dataset " + name + " as numbers");
-      H5 dtype(H5Dget_type(ds.id), H5Tclose);
-      j = ndarray(values, std::vector<std::size_t>(shape.begin(), shape.end()),
-                  H5Tget_size(dtype.id) == 4 ? "float32" : "float64");
+      j = read_dataset(file.id, j.get<std::string>(), path);
     } else if (j.is_object() || j.is_array()) {
-      for (auto& e : j) fill(e);
+      for (auto& e : j) fill(e, depth + 1);
     }
   };
-  fill(dict);
+  fill(dict, 0);
   return dict;
 }
 

@@ -138,10 +138,16 @@ Eam Eam::from_config(const ConfigTable& t, const std::filesystem::path& base_dir
     if (t.has("file")) t.fail("files", "give either 'file' or 'files', not both");
     std::map<std::string, std::string> files;
     const ConfigTable ft = t.require_sub("files");
-    for (const auto& [k, v] : *ft.table) files[std::string(k.str())] = resolve(ft.get_string(k.str()));
+    for (const auto& [k, v] : *ft.table) {
+      files[std::string(k.str())] = resolve(ft.get_string(k.str()));
+      if (!std::filesystem::is_regular_file(files[std::string(k.str())]))
+        ft.fail(k.str(), "EAM file '" + files[std::string(k.str())] + "' not found");
+    }
+    if (files.empty()) t.fail("files", "expected one funcfl file per element, e.g. Cu = \"Cu_u3.eam\"");
     return from_funcfl(files);
   }
   const std::string file = resolve(t.get_string("file"));
+  if (!std::filesystem::is_regular_file(file)) t.fail("file", "EAM file '" + file + "' not found");
   std::string format = t.get_string("format", "auto");
   if (format == "auto") format = file.size() > 4 && file.substr(file.size() - 4) == ".eam" ? "funcfl" : "setfl";
   if (format == "funcfl") return from_funcfl({{"*", file}});

@@ -18,11 +18,14 @@ struct EamEval {
   int ntypes, nrho, nr;
   double rdr, rdrho, rhomax, cutsq;
 
+  // The knot of grid position p (1-based) in [1, last], clamped before the conversion to int so that
+  // a position far beyond the table (a fine grid, a huge density) stays defined; nan goes to 1. For
+  // positions inside the table this is LAMMPS's static_cast<int>(p) clamped afterwards.
+  QUASAR_HD static int knot(double p, int last) { return p >= 1.0 ? static_cast<int>(p <= last ? p : last) : 1; }
   // Grid position of r: knot m and fraction p.
   QUASAR_HD void r_knot(double r, int& m, double& p) const {
     p = r * rdr + 1.0;
-    m = static_cast<int>(p);
-    m = m < nr - 1 ? m : nr - 1;
+    m = knot(p, nr - 1);
     p -= m;
     p = p < 1.0 ? p : 1.0;
   }
@@ -42,8 +45,7 @@ struct EamEval {
   // Embedding energy and its derivative; linear beyond the table's last density.
   QUASAR_HD void embed(int t, double rho, double& f, double& fp) const {
     double p = rho * rdrho + 1.0;
-    int m = static_cast<int>(p);
-    m = m < 1 ? 1 : (m > nrho - 1 ? nrho - 1 : m);
+    const int m = knot(p, nrho - 1);
     p -= m;
     p = p < 1.0 ? p : 1.0;
     const double* c = frho + (static_cast<long>(type2frho[t]) * (nrho + 1) + m) * 7;

@@ -25,13 +25,26 @@ LennardJones from_config(const ConfigTable& t) {
   const std::string mixing = t.get_string("mixing", "geometric");
   if (mixing != "geometric" && mixing != "arithmetic")
     t.fail("mixing", "expected \"geometric\" or \"arithmetic\", got \"" + mixing + "\"");
-  const double cutoff = t.get_double("cutoff");
+  // Cutoffs within (0, kMaxCutoff] (0 for a species: the global one), sigma a positive length.
+  auto cutoff_of = [](const ConfigTable& c, std::optional<double> fallback, bool zero_ok) {
+    const double rc = c.get_double("cutoff", fallback);
+    if (!((rc > 0 || (zero_ok && rc == 0)) && rc <= kMaxCutoff))
+      c.fail("cutoff", std::string("expected ") + (zero_ok ? "0 (the global cutoff) or " : "") + "a cutoff in (0, " +
+                           std::to_string(static_cast<int>(kMaxCutoff)) + "] Å");
+    return rc;
+  };
+  auto sigma_of = [](const ConfigTable& c) {
+    const double s = c.get_double("sigma");
+    if (!(s > 0)) c.fail("sigma", "expected a positive length");
+    return s;
+  };
+  const double cutoff = cutoff_of(t, std::nullopt, false);
   std::map<std::string, LjSpecies> species;
   const ConfigTable sp = t.require_sub("species");
   for (const auto& [name, node] : *sp.table) {
     auto s = sp.sub(name.str());
     s->allow_only({"epsilon", "sigma", "cutoff"});
-    species[std::string(name.str())] = {s->get_double("epsilon"), s->get_double("sigma"), s->get_double("cutoff", 0.0)};
+    species[std::string(name.str())] = {s->get_double("epsilon"), sigma_of(*s), cutoff_of(*s, 0.0, true)};
   }
   std::vector<LjPairOverride> pairs;
   if (const toml::node* n = t.table->get("pair")) {
@@ -42,7 +55,7 @@ LennardJones from_config(const ConfigTable& t) {
       p.allow_only({"types", "epsilon", "sigma", "cutoff"});
       const auto types = p.get_strings("types");
       if (types.size() != 2) p.fail("types", "expected two type names");
-      pairs.push_back({types[0], types[1], p.get_double("epsilon"), p.get_double("sigma"), p.get_double("cutoff", cutoff)});
+      pairs.push_back({types[0], types[1], p.get_double("epsilon"), sigma_of(p), cutoff_of(p, cutoff, false)});
     }
   }
   return LennardJones(std::move(species), cutoff, t.get_bool("shift", false), mixing == "arithmetic", std::move(pairs));
