@@ -103,10 +103,6 @@ run_test() {
   local cmd=("$exe" "--gtest_filter=$filter" "--gtest_output=json:$dir/$run.json")
   # application-only: not the LAMMPS and mpirun that some tests start (they run no CUDA)
   [ "$tool" = none ] || cmd=("$sanitizer" --tool "$tool" --error-exitcode 1 --target-processes application-only "${cmd[@]}")
-  # racecheck: not cuBLAS's Hopper GEMMs (nvjet_*), which hand tiles between warps through
-  # asynchronous barriers that racecheck does not model (it reported 256-384 "hazards" in each of
-  # them on the H100, in kernels that are not ours); every kernel of Quasar's is checked.
-  [ "$tool" = racecheck ] && cmd=("${cmd[@]:0:3}" --kernel-name-exclude kns=nvjet "${cmd[@]:3}")
   env "$@" timeout -k 10 "$limit" "${cmd[@]}" > "$dir/$run.log" 2>&1 || rc=$?
   printf 'binary=%s\ntool=%s\nfilter=%s\nenv=%s\nrc=%s\nseconds=%s\nlimit=%s\n' "$(basename "$exe")" "$tool" \
     "$filter" "$*" "$rc" "$((SECONDS - start))" "$limit" > "$dir/$run.meta"

@@ -138,10 +138,29 @@ def read_allowed_skips(path):
     return allowed
 
 
+# racecheck reports hazards inside cuBLAS's Hopper GEMM kernels (nvjet_*), whose warps hand tiles
+# to each other through asynchronous barriers that racecheck does not model (256-384 "hazards" in
+# each on the H100; excluding them with --kernel-name-exclude made the sanitizer itself fail on
+# them). They are not Quasar's kernels: such reports are counted apart and do not fail the check.
+LIBRARY_RACE = re.compile(r"Race reported between \w+ access at (nvjet_\w+)\+")
+LIBRARY_RACE_OTHER = re.compile(r"and \w+ access at (\w+)\+")
+
+
+def library_races(lines):
+    """Racecheck reports whose two accesses both lie in cuBLAS's nvjet kernels."""
+    n = 0
+    for i, l in enumerate(lines):
+        if LIBRARY_RACE.search(l) and i + 1 < len(lines):
+            other = LIBRARY_RACE_OTHER.search(lines[i + 1])
+            n += bool(other and other.group(1).startswith("nvjet_"))
+    return n
+
+
 def sanitizer_summary(log_path):
-    """(errors or None when no summary, first lines of the first report) from a sanitizer's log."""
+    """(errors or None when no summary, of which in cuBLAS's kernels, first lines of the first
+    report of Quasar's own) from a sanitizer's log."""
     if not os.path.exists(log_path):
-        return None, []
+        return None, 0, []
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
     # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with
@@ -150,10 +169,11 @@ def sanitizer_summary(log_path):
     counts = [int(m.group(1) or m.group(2)) for m in (summary.search(l) for l in lines) if m]
     report = []
     for i, l in enumerate(lines):
-        if l.startswith("=========") and "SUMMARY" not in l and "COMPUTE-SANITIZER" not in l and l.strip("= "):
+        if (l.startswith("=========") and "SUMMARY" not in l and "COMPUTE-SANITIZER" not in l and l.strip("= ")
+                and not LIBRARY_RACE.search(l) and not LIBRARY_RACE_OTHER.search(l)):
             report = lines[i:i + 12]
             break
-    return (sum(counts) if counts else None), report
+    return (sum(counts) if counts else None), library_races(lines), report
 
 
 def read_meta(path):
@@ -249,15 +269,17 @@ def check_run(folder, run, allowed):
     if not expected:
         r.problems.append(f"{run}: the filter '{flt}' selects no test")
     if r.tool in SANITIZERS:
-        errors, first = sanitizer_summary(base + ".log")
+        errors, library, first = sanitizer_summary(base + ".log")
+        ours = None if errors is None else errors - library
         if errors is None:
             r.problems.append(f"{run}: compute-sanitizer printed no ERROR SUMMARY")
             r.details += [f"    {line}" for line in log_tail(base + ".log")]
-        elif errors:
-            r.problems.append(f"{run}: compute-sanitizer {r.tool} reported errors: {errors}")
+        elif ours:
+            r.problems.append(f"{run}: compute-sanitizer {r.tool} reported errors: {ours}")
             r.details += [f"    {line}" for line in first]
-        r.note = f"errors: {errors}" if errors is not None else "no summary"
-    if rc != "0" and not r.problems:
+        r.note = "no summary" if errors is None else f"errors: {ours}" + (f" (+{library} in cuBLAS)" if library else "")
+    library_only = r.tool in SANITIZERS and errors is not None and errors > 0 and ours == 0
+    if rc != "0" and not r.problems and not (library_only and rc == "1"):
         r.problems.append(f"{run}: exit status {rc} although every test passed")
     return r
 
@@ -358,6 +380,18 @@ def self_test():
           "log": "========= Error: Race reported between Read access at k+0xb0\n"
                  "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n"})],
          False, ["racecheck reported errors: 4", "Race reported"]),
+        ("racecheck hazards in cuBLAS only", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*", "rc": 1,
+          "log": "========= Error: Race reported between Read access at nvjet_sm90_hss_32x64_NNN+0xb00\n"
+                 "=========     and Write access at nvjet_sm90_hss_32x64_NNN+0x29b0 [256 hazards]\n"
+                 "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n"})],
+         True, ["PASS", "errors: 0 (+1 in cuBLAS)"]),
+        ("racecheck hazards in cuBLAS and in Quasar", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*", "rc": 1,
+          "log": "========= Error: Race reported between Read access at nvjet_sm90_hss_32x64_NNN+0xb00\n"
+                 "=========     and Write access at nvjet_sm90_hss_32x64_NNN+0x29b0 [256 hazards]\n"
+                 "========= Error: Race reported between Write access at embed_net_kernel+0x10\n"
+                 "=========     and Read access at embed_net_kernel+0x20 [4 hazards]\n"
+                 "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n"})],
+         False, ["racecheck reported errors: 1", "embed_net_kernel"]),
         ("racecheck clean", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*",
           "log": "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"})], True, ["PASS"]),
         ("sanitizer without summary", [(gpu_part, {"tool": "racecheck", "flt": "*/cuda:*Gpu*", "log": "Error: Device not supported\n", "rc": 1})],
