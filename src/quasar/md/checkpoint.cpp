@@ -1,5 +1,6 @@
 // Checkpoints: a text line, a JSON header, then the per-atom arrays in their current (spatially
-// sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU.
+// sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU, then
+// the solver state of the force field's terms that have one (named with their sizes in the header).
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -30,11 +31,11 @@ std::vector<T> get(std::istream& in, std::size_t n, const std::string& path) {
 
 void Simulation::write_checkpoint(const std::string& path) {
   // A faulty state must never replace the last good checkpoint.
-  const double skin = list_.settings().skin;
+  const double skin = lists_.skin();
   integrator_.throw_if_faulted(atoms_, skin);
   if (const auto f = find_nonfinite_state(atoms_, step_))
     throw Error(describe(*f, atoms_, skin) + "; checkpoint " + path + " not written");
-  list_.build(atoms_);  // wraps positions: the restarted run builds the same list from them
+  lists_.build(atoms_);  // wraps positions: the restarted run builds the same lists from them
   nlohmann::json h;
   h["step"] = step_;
   h["atoms"] = atoms_.size();
@@ -49,6 +50,8 @@ void Simulation::write_checkpoint(const std::string& path) {
   h["origin"] = {b.origin.x, b.origin.y, b.origin.z};
   h["pbc"] = {b.periodic[0], b.periodic[1], b.periodic[2]};
   h["has_charges"] = atoms_.has_charges();
+  const auto term_states = force_field_.save_states();
+  for (const auto& [name, bytes] : term_states) h["term_state"].push_back({{"term", name}, {"bytes", bytes.size()}});
   io::write_file_atomically(path, [&](std::ostream& out) {
     out << kMagic << "\n" << h.dump() << "\n";
     for (auto* a : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz, &atoms_.fx, &atoms_.fy, &atoms_.fz})
@@ -56,6 +59,7 @@ void Simulation::write_checkpoint(const std::string& path) {
     for (auto* a : {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz}) put(out, *a);
     put(out, atoms_.id);
     if (atoms_.has_charges()) put(out, atoms_.charge);
+    for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
   });
 }
 
@@ -93,10 +97,24 @@ void Simulation::read_checkpoint(const std::string& path) {
   for (auto* a : {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz}) a->assign(get<int>(in, sn, path));
   atoms_.id.assign(get<long>(in, sn, path));
   if (h.at("has_charges").get<bool>()) atoms_.charge.assign(get<double>(in, sn, path));
+  std::vector<std::pair<std::string, std::vector<char>>> term_states;
+  if (h.contains("term_state"))
+    for (const auto& t : h.at("term_state"))
+      term_states.emplace_back(t.at("term").get<std::string>(), get<char>(in, t.at("bytes").get<std::size_t>(), path));
   integrator_.set_state(h.at("state").get<std::vector<double>>());
   step_ = h.at("step").get<long>();
-  list_.build(atoms_);
+  lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
+  // Solver state after that evaluation, which a continuing run did not make.
+  for (const auto& [name, bytes] : term_states) {
+    try {
+      force_field_.restore_state(name, std::string(bytes.begin(), bytes.end()));
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
+    }
+  }
   // The saved forces, not the recomputed ones: those could differ in the last bit.
   atoms_.fx.assign(forces[0]);
   atoms_.fy.assign(forces[1]);
