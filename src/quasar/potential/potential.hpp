@@ -22,9 +22,10 @@ class Potential {
   virtual std::string name() const = 0;
   // Range of the interaction (Å): the largest cutoff of the lists it requests, 0 for none.
   virtual double cutoff() const = 0;
-  // The lists it needs on a backend. By default one list of cutoff(): full on the GPU (kernels with
-  // one thread per atom and no atomics on forces), half on the CPU.
+  // The lists it needs on a backend. By default one list of cutoff() (none when it is 0): full on
+  // the GPU (kernels with one thread per atom and no atomics on forces), half on the CPU.
   virtual std::vector<NeighborRequest> neighbor_requests(Backend b) const {
+    if (!(cutoff() > 0)) return {};
     return {{cutoff(), b == Backend::Cuda ? ListKind::Full : ListKind::Half}};
   }
   // Binds to a system: maps its type names onto the model's species (throws naming an unknown
