@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
       // Warm-up, then the timed steps.
       auto advance = [&](long k0, long count) {
         for (long k = k0; k < k0 + count; ++k)
-          sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {false, false, false});
+          sim.advance(k, {false, false, false});
       };
       const long warm = std::min(10L, nsteps);
       advance(1, warm);
@@ -149,15 +149,15 @@ int main(int argc, char** argv) {
       advance(1 + warm, nsteps);
       device::synchronize();
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      sim.neighbor_list().check_overflow();
+      sim.neighbor_lists().check_overflow();
       const md::Thermo t = sim.thermo();
       const double mem = static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n);
       std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld, %s%s", sys.c_str(), n,
                   backend_name(backend), nsteps, static_cast<double>(n) * nsteps / secs, 1e3 * secs / nsteps, mem,
-                  t.temperature, sim.neighbor_list().builds(), integrator.c_str(),
+                  t.temperature, sim.neighbor_lists().builds(), integrator.c_str(),
                   deterministic ? ", deterministic" : "");
       if (deepmd)
-        if (const auto* g = static_cast<dp::DeepPotential&>(sim.potential()).gpu_evaluator())
+        if (const auto* g = static_cast<dp::DeepPotential&>(sim.force_field().potential(0)).gpu_evaluator())
           std::printf(", %s%s, chunk %ld atoms, work %.2f GB", precision.c_str(), compress > 0 ? " compressed" : "",
                       g->chunk_atoms(), g->work_bytes() / 1e9);
       std::printf(")\n");

@@ -37,13 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   return quasar::fuzz::expect_input_error([&] {
     const toml::table root = quasar::parse_toml_file(path);
     const quasar::ConfigTable top{&root, path, ""};
-    top.allow_only({"structure", "potential", "md", "output", "neighbor", "device"});
+    top.allow_only({"structure", "potential", "md", "output", "neighbor", "device", "deterministic"});
+    top.get_bool("deterministic", false);
     quasar::parse_backend(top.get_string("device", "auto"));
     quasar::md::md_settings_from_config(top, base);
     const bool build_structure = !big_lattice(root, 20000);
     quasar::Structure s;
     if (build_structure) s = quasar::io::structure_from_config(top.require_sub("structure"), base);
-    auto pot = quasar::make_potential(top.require_sub("potential"), base);
-    if (build_structure) pot->bind_types(s.type_names);
+    auto force_field = quasar::make_force_field(top, base);
+    if (build_structure) force_field.bind(quasar::SystemSetup::of(s));
   });
 }

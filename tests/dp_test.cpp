@@ -281,7 +281,7 @@ TEST_F(DeepPotentialReference, NveConservesEnergy) {
   const double e0 = sim.thermo().total;
   double worst = 0;
   for (long k = 1; k <= 400; ++k) {
-    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {k % 50 == 0, k % 50 == 0, false});
+    sim.advance(k, {k % 50 == 0, k % 50 == 0, false});
     if (k % 50 == 0) worst = std::max(worst, std::abs(sim.thermo().total - e0));
   }
   std::printf("DP NVE, 48 atoms, 0.2 fs, 400 steps: max |E - E0| = %.3g eV (kinetic energy %.3g eV)\n", worst,

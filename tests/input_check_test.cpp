@@ -254,10 +254,14 @@ TEST_F(CheckpointCheck, HeaderAndSizes) {
   expect_rejected("QUASAR-CHECKPOINT 2" + bytes_.substr(bytes_.find('\n')),
                   "bad.chk:1: checkpoint format 'QUASAR-CHECKPOINT 2'; this build reads 'QUASAR-CHECKPOINT 1'");
   expect_rejected(bytes_.substr(0, bytes_.size() - 8), "checkpoint has " + std::to_string(n * 96 - 8) +
-                                                           " bytes of per-atom arrays, expected " + std::to_string(n * 96) +
-                                                           " for 32 atoms");
+                                                           " bytes after its header, expected " + std::to_string(n * 96) +
+                                                           " for 32 atoms and 0 bytes of term states");
   expect_rejected(bytes_ + "x", "expected " + std::to_string(n * 96) + " for 32 atoms");
   expect_rejected(with_header("\"atoms\":32", "\"atoms\":1000000000000"), "bad.chk:2: checkpoint has 1000000000000 atoms");
+  expect_rejected(with_header("\"term_state\":[]", "\"term_state\":[{\"term\":\"lj\",\"bytes\":8}]"),
+                  "expected " + std::to_string(n * 96 + 8) + " for 32 atoms and 8 bytes of term states");
+  expect_rejected(with_header("\"term_state\":[]", "\"term_state\":[{\"term\":\"lj\",\"bytes\":-8}]"),
+                  "header key 'term_state': expected {\"term\": name, \"bytes\": size} entries within the file");
   expect_rejected(with_header("\"atoms\":32", "\"atoms\":\"32\""), "bad.chk:2: header key 'atoms': expected an integer");
   expect_rejected(with_header("\"step\":10", "\"step\":-10"), "header key 'step': expected a non-negative step");
   expect_rejected(with_header("\"cell\":[10.6,0.0", "\"cell\":[0.0,0.0"), "header key 'cell': cell matrix is singular");

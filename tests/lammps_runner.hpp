@@ -21,16 +21,16 @@ struct LammpsResult {
 // Writes the structure as a data file, runs `commands` (pair style, coefficients, run) after
 // reading it, and returns the last thermo line and the last dump frame (columns after the id).
 // `thermo` are thermo_style custom keywords and must start with "step"; `dump_columns` are dump
-// custom keywords.
+// custom keywords. `setup` comes before the thermo and dump lines (computes that they name).
 inline LammpsResult run_lammps(const Structure& s, const std::string& commands, const std::string& thermo,
                                const std::string& dump_columns, const std::string& boundary = "p p p",
-                               const std::string& name = "lammps") {
+                               const std::string& name = "lammps", const std::string& setup = "") {
   const auto dir = scratch_dir(name);
   io::write_lammps_data((dir / "data.lmp").string(), s);
   std::ofstream in(dir / "in.lmp");
   in << "units metal\natom_style atomic\natom_modify map array sort 0 0.0\nboundary " << boundary
      << "\nread_data data.lmp\n"
-     << "thermo_style custom " << thermo << "\nthermo_modify format float %.17g norm no\n"
+     << setup << "thermo_style custom " << thermo << "\nthermo_modify format float %.17g norm no\n"
      << "dump d all custom 1 out.dump id " << dump_columns << "\ndump_modify d format float %.17g sort id\n"
      << commands << "\n";
   if (commands.find("\nrun") == std::string::npos && commands.rfind("run", 0) != 0) in << "run 0\n";

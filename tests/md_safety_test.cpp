@@ -125,13 +125,13 @@ TEST_P(Safety, TooLargeTimestepStopsWhereAnAtomOutrunsHalfTheSkin) {
 TEST_P(Safety, FireStopsAtANonFiniteForce) {
   Structure s = argon();
   s.positions[30] = s.positions[12];
-  auto lj = test::argon_lj();
+  ForceField lj(test::argon_lj());
   AtomState atoms(GetParam(), s);
-  lj->bind_types(atoms.type_names());
-  NeighborList list(GetParam(), {lj->cutoff(), 1.0, lj->list_kind(GetParam()), 0});
-  list.build(atoms);
+  lj.bind(SystemSetup::of(s));
+  NeighborLists lists(GetParam(), lj.neighbor_requests(GetParam()), 1.0, 0);
+  lists.build(atoms);
   ForceOutput out(GetParam());
-  EXPECT_EQ(error_of([&] { md::minimize_fire(atoms, list, *lj, out, {}); }),
+  EXPECT_EQ(error_of([&] { md::minimize_fire(atoms, lists, lj, out, {}); }),
             "force on atom 12 (id 13) is nan at minimisation step 0");
 }
 

@@ -39,8 +39,7 @@ TEST_P(Dynamics, NveConservesEnergyOverTenThousandSteps) {
   double worst = 0, last = 0;
   for (long block = 1; block <= 20; ++block) {
     for (long k = 1; k <= 500; ++k)
-      sim.integrator().advance((block - 1) * 500 + k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(),
-                               {k == 500, k == 500, false});
+      sim.advance((block - 1) * 500 + k, {k == 500, k == 500, false});
     last = sim.thermo().total - e0;
     worst = std::max(worst, std::abs(last));
   }
@@ -57,7 +56,7 @@ TEST_P(Dynamics, NveConservesEnergyOverTenThousandSteps) {
 void check_canonical(md::Simulation& sim, double temperature, long steps, long every) {
   std::vector<double> ke;
   for (long k = 1; k <= steps; ++k) {
-    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {false, false, false});
+    sim.advance(k, {false, false, false});
     if (k > steps / 10 && k % every == 0) ke.push_back(sim.thermo().kinetic);
   }
   const double dof = sim.integrator().degrees_of_freedom();
@@ -96,7 +95,7 @@ TEST_P(Dynamics, BussiConservedQuantityStaysConstant) {
                      GetParam());
   const double c0 = sim.thermo().conserved;
   for (long k = 1; k <= 3000; ++k)
-    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {true, true, false});
+    sim.advance(k, {true, true, false});
   const md::Thermo t = sim.thermo();
   test::print_measured("drift of the conserved quantity (eV)", t.conserved - c0);
   EXPECT_NEAR(t.conserved, c0, 2e-5 * 108) << "conserved quantity drifted";  // measured 1.4e-3 eV
@@ -113,7 +112,7 @@ TEST_P(Dynamics, StochasticCellRescalingReachesTheTargetPressure) {
   double psum = 0, vsum = 0;
   int n = 0;
   for (long k = 1; k <= 12000; ++k) {
-    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {true, true, false});
+    sim.advance(k, {true, true, false});
     if (k > 4000 && k % 50 == 0) {
       const md::Thermo t = sim.thermo();
       psum += t.pressure;
@@ -150,7 +149,7 @@ TEST_P(Dynamics, AnisotropicCellRescalingRelaxesEachAxis) {
   Vec3 p{}, len{};
   int n = 0;
   for (long k = 1; k <= 12000; ++k) {
-    sim.integrator().advance(k, sim.atoms(), sim.neighbor_list(), sim.potential(), sim.forces(), {true, true, false});
+    sim.advance(k, {true, true, false});
     if (k > 4000 && k % 50 == 0) {
       const md::Thermo t = sim.thermo();
       for (int a = 0; a < 3; ++a) {
@@ -186,11 +185,12 @@ TEST_P(Dynamics, FireRelaxesAtomsAndCell) {
   ms.pressure_tol = 0.5;
   ms.max_steps = 5000;
   AtomState atoms(GetParam(), s);
-  NeighborSettings ns{eam_->cutoff(), 1.0, eam_->list_kind(GetParam()), 0};
-  NeighborList list(GetParam(), ns);
-  list.build(atoms);
+  ForceField ff(std::move(eam_));
+  ff.bind(SystemSetup::of(s));
+  NeighborLists lists(GetParam(), ff.neighbor_requests(GetParam()), 1.0, 0);
+  lists.build(atoms);
   ForceOutput out(GetParam());
-  const md::MinimizeResult r = md::minimize_fire(atoms, list, *eam_, out, ms);
+  const md::MinimizeResult r = md::minimize_fire(atoms, lists, ff, out, ms);
   EXPECT_TRUE(r.converged) << "max force " << r.max_force << ", max stress " << r.max_stress << " bar";
   // Cu_u3 has its minimum at a = 3.615 Å with E = -3.54 eV/atom (its published lattice constant and
   // cohesive energy); measured 2.4e-8 Å and 2.3e-9 eV/atom from them. The stress tolerance (0.5 bar)

@@ -2,7 +2,7 @@
 
     import quasar
     pot = quasar.Potential("model.dp")                     # or .yaml, .eam, .eam.alloy, a TOML file
-    r = pot.compute(positions, symbols, cell=cell)         # energy (eV), forces (eV/Å), virial (eV)
+    r = pot.compute(positions, symbols, cell=cell)         # energy (eV), terms, forces (eV/Å), virial (eV)
     sim = quasar.Simulation(pot, positions, symbols, cell, integrator="langevin", temperature_K=300)
     sim.run(1000, observer=lambda s: print(s.thermo()["temperature"]), every=100)
 
@@ -12,7 +12,7 @@ Units are Quasar's (LAMMPS metal): Å, eV, ps, amu, K, bar. Errors from the engi
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -28,8 +28,10 @@ __version__ = "0.1.0"
 class Result:
     """One evaluation, in the structure's atom order.
 
-    energy: eV; forces: (N, 3) eV/Å; virial: (3, 3) eV, sum of r (x) f (LAMMPS's sign: positive when
-    the system pushes outwards); atom_energy (N,) and atom_virial (N, 3, 3) when asked for.
+    energy: eV, the total; terms: the energy of each term of the force field by name (one term for
+    a single model, named by its type: {"eam": ...}), summing to energy; forces: (N, 3) eV/Å; virial:
+    (3, 3) eV, sum of r (x) f (LAMMPS's sign: positive when the system pushes outwards); atom_energy
+    (N,) and atom_virial (N, 3, 3) when asked for.
     """
 
     energy: float
@@ -37,6 +39,7 @@ class Result:
     virial: np.ndarray
     atom_energy: Optional[np.ndarray] = None
     atom_virial: Optional[np.ndarray] = None
+    terms: dict[str, float] = field(default_factory=dict)
 
     def stress(self, volume: float) -> np.ndarray:
         """Stress in eV/Å^3 with ASE's sign convention, -virial / volume (positive under tension)."""
@@ -68,7 +71,8 @@ class Potential:
     """A potential loaded once and evaluated for any number of structures.
 
     model: a DeePMD-kit model (.dp, .yaml), an EAM file (.eam funcfl, .eam.alloy setfl) or a TOML
-    file with a [potential] table. device: "auto" (the GPU when one is usable), "cpu" or "cuda".
+    file with a [potential] table or several [[potential]] tables (a force field whose terms add;
+    Result.terms gives each one's energy). device: "auto" (the GPU when one is usable), "cpu" or "cuda".
     precision (GPU, Deep Potentials): "double", "mixed32" or "mixed16". deterministic: GPU sums in
     64-bit fixed point, so that evaluations and the simulations run with this potential are
     bit-identical from run to run (the input file's `deterministic = true`; the CPU always is).
@@ -91,6 +95,11 @@ class Potential:
     @property
     def name(self) -> str:
         return self._p.name
+
+    @property
+    def terms(self) -> list[str]:
+        """Names of the force field's terms (one for a single model)."""
+        return list(self._p.terms)
 
     @property
     def cutoff(self) -> float:
@@ -125,7 +134,8 @@ class Potential:
 
 class Simulation:
     """MD (or FIRE minimisation) with Quasar's own loop, on the potential's device (deterministic when
-    the potential is).
+    the potential is). potential may also be a list of potentials, whose terms then add (all on one
+    device); thermo()["terms"] gives each term's energy.
 
     settings are the keys of the [md] table of an input file (integrator, timestep_fs,
     temperature_K, seed, thermostat settings, ...; see docs/user-guide.md); output= and neighbor=
@@ -133,7 +143,7 @@ class Simulation:
     output={"thermo_screen": True}). Velocities are drawn at temperature_K unless given (Å/ps).
     """
 
-    def __init__(self, potential: Potential, positions, symbols: Sequence[str], cell=None, pbc=None,
+    def __init__(self, potential: Potential | Sequence[Potential], positions, symbols: Sequence[str], cell=None, pbc=None,
                  velocities=None, masses=None, output: Optional[Mapping[str, Any]] = None,
                  neighbor: Optional[Mapping[str, Any]] = None, base_dir: str | os.PathLike = ".", **settings: Any):
         pos, c, p, syms = _structure(positions, symbols, cell, pbc)
@@ -143,7 +153,9 @@ class Simulation:
                                   "output": {"progress": False, "thermo_screen": False, **(output or {})}}
         if neighbor:
             tables["neighbor"] = dict(neighbor)
-        self._sim = _quasar.Simulation(potential._p, pos, c, p, syms, m, vel, to_toml(tables), os.fspath(base_dir))
+        models = [potential] if isinstance(potential, Potential) else list(potential)
+        self._sim = _quasar.Simulation([x._p for x in models], pos, c, p, syms, m, vel, to_toml(tables),
+                                       os.fspath(base_dir))
         self._minimize = settings.get("integrator") == "minimize"
 
     @property
@@ -169,8 +181,8 @@ class Simulation:
         self._sim.run_settings()
 
     def thermo(self) -> dict[str, Any]:
-        """step, time (ps), temperature (K), kinetic/potential/total/conserved_energy (eV), pressure (bar),
-        pressure_tensor (3, 3), volume (Å^3)."""
+        """step, time (ps), temperature (K), kinetic/potential/total/conserved_energy (eV), terms (the
+        potential energy of each term by name, eV), pressure (bar), pressure_tensor (3, 3), volume (Å^3)."""
         return self._sim.thermo()
 
     @property

@@ -1,4 +1,4 @@
-// The `quasar._quasar` extension: the engine's potentials and MD loop on numpy arrays. The
+// The `quasar._quasar` extension: the engine's force fields and MD loop on numpy arrays. The
 // Python layer (python/quasar/__init__.py) checks and converts arguments; this file assumes
 // C-contiguous float64 arrays of the right shapes.
 #include <nanobind/nanobind.h>
@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,23 +79,26 @@ std::vector<double> flat(const Mat3& m) {
   return out;
 }
 
+// A model: a force field of one term (a model file, one [potential] table) or several ([[potential]]).
 class PyPotential {
  public:
-  PyPotential(std::shared_ptr<Potential> p, const std::string& device, const std::string& precision,
-              bool deterministic_sums)
-      : potential(std::move(p)), backend(parse_backend(device)), deterministic(deterministic_sums) {
-    set_model_precision(*potential, precision);
+  PyPotential(ForceField ff, const std::string& device, const std::string& precision, bool deterministic_sums)
+      : force_field(std::move(ff)), backend(parse_backend(device)), deterministic(deterministic_sums) {
+    set_model_precision(force_field, precision);
   }
   nb::dict compute(Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols, bool per_atom) {
     const Structure s = make_structure(positions, cell, pbc, symbols, {});
     Evaluation e;
     {
       nb::gil_scoped_release release;
-      e = evaluate(*potential, s, backend, per_atom, -1, deterministic);
+      e = evaluate(force_field, s, backend, per_atom, -1, deterministic);
     }
     const std::size_t n = s.size();
     nb::dict d;
     d["energy"] = e.energy;
+    nb::dict terms;
+    for (const TermEnergy& t : e.terms) terms[t.name.c_str()] = t.energy;
+    d["terms"] = terms;
     d["forces"] = to_numpy(flat(e.forces), {n, 3});
     d["virial"] = to_numpy(flat(e.virial), {3, 3});
     if (per_atom) {
@@ -106,29 +110,49 @@ class PyPotential {
     }
     return d;
   }
-  std::shared_ptr<Potential> potential;
+  std::string name() const {
+    return force_field.size() == 1 ? force_field.terms()[0].potential->name() : force_field.describe();
+  }
+  ForceField force_field;  // its potentials are shared with the simulations it drives
   Backend backend;
   bool deterministic;  // fixed-point GPU sums, also for the simulations it drives
 };
 
 PyPotential load(const std::string& path, const std::string& device, const std::string& precision,
                  bool deterministic) {
-  return PyPotential(std::shared_ptr<Potential>(load_model(path)), device, precision, deterministic);
+  return PyPotential(load_force_field(path), device, precision, deterministic);
 }
 
 PyPotential from_toml(const std::string& text, const std::string& base_dir, const std::string& device,
                       const std::string& precision, bool deterministic) {
   const toml::table root = parse_toml_text(text, "<potential settings>");
-  const ConfigTable table{&root, "<potential settings>", ""};
-  return PyPotential(std::shared_ptr<Potential>(make_potential(table.require_sub("potential"), base_dir)), device,
-                     precision, deterministic);
+  return PyPotential(make_force_field(ConfigTable{&root, "<potential settings>", ""}, base_dir), device, precision,
+                     deterministic);
+}
+
+// The terms of several models as one force field; a name taken by an earlier model gets a suffix.
+ForceField combine(const std::vector<PyPotential*>& models) {
+  ForceField ff;
+  for (const PyPotential* m : models) {
+    if (m->backend != models.front()->backend || m->deterministic != models.front()->deterministic)
+      throw Error("the potentials of one simulation need the same device and deterministic setting");
+    for (const ForceField::Term& t : m->force_field.terms()) {
+      std::string name = t.name;
+      for (int k = 2; std::any_of(ff.terms().begin(), ff.terms().end(), [&](const auto& u) { return u.name == name; }); ++k)
+        name = t.name + "_" + std::to_string(k);
+      ff.add(t.potential, name, t.group);
+    }
+  }
+  return ff;
 }
 
 class PySimulation {
  public:
-  PySimulation(PyPotential& p, Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols,
-               const std::vector<double>& masses, Positions velocities,
+  PySimulation(const std::vector<PyPotential*>& models, Positions positions, Cell cell, Pbc pbc,
+               const std::vector<std::string>& symbols, const std::vector<double>& masses, Positions velocities,
                const std::string& settings_toml, const std::string& base_dir) {
+    if (models.empty()) throw Error("a simulation needs at least one potential");
+    const PyPotential& p = *models.front();
     Structure s = make_structure(positions, cell, pbc, symbols, masses);
     if (velocities.shape(0) != 0) {
       if (velocities.shape(0) != s.size()) throw Error("velocities: " + std::to_string(velocities.shape(0)) + " rows for " + std::to_string(s.size()) + " atoms");
@@ -138,7 +162,7 @@ class PySimulation {
     const toml::table root = parse_toml_text(settings_toml, "<md settings>");
     md::MdSettings settings = md::md_settings_from_config(ConfigTable{&root, "<md settings>", ""}, base_dir);
     settings.deterministic = p.deterministic;
-    sim_ = std::make_unique<md::Simulation>(s, p.potential, settings, p.backend);
+    sim_ = std::make_unique<md::Simulation>(s, combine(models), settings, p.backend);
   }
   void run_to(long last) {
     nb::gil_scoped_release release;
@@ -157,6 +181,10 @@ class PySimulation {
     d["temperature"] = t.temperature;
     d["kinetic_energy"] = t.kinetic;
     d["potential_energy"] = t.potential;
+    nb::dict terms;
+    const auto& names = sim_->force_field().terms();
+    for (std::size_t k = 0; k < names.size() && k < t.term_potential.size(); ++k) terms[names[k].name.c_str()] = t.term_potential[k];
+    d["terms"] = terms;
     d["total_energy"] = t.total;
     d["conserved_energy"] = t.conserved;
     d["pressure"] = t.pressure;
@@ -190,14 +218,19 @@ NB_MODULE(_quasar, m) {
       .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def("compute", &PyPotential::compute, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "per_atom"_a)
-      .def_prop_ro("name", [](const PyPotential& p) { return p.potential->name(); })
-      .def_prop_ro("cutoff", [](const PyPotential& p) { return p.potential->cutoff(); })
+      .def_prop_ro("name", &PyPotential::name)
+      .def_prop_ro("terms", [](const PyPotential& p) {
+        std::vector<std::string> names;
+        for (const auto& t : p.force_field.terms()) names.push_back(t.name);
+        return names;
+      })
+      .def_prop_ro("cutoff", [](const PyPotential& p) { return p.force_field.cutoff(); })
       .def_prop_ro("device", [](const PyPotential& p) { return std::string(quasar::backend_name(p.backend)); })
       .def_prop_ro("deterministic", [](const PyPotential& p) { return p.deterministic; });
   nb::class_<PySimulation>(m, "Simulation")
-      .def(nb::init<PyPotential&, Positions, Cell, Pbc, const std::vector<std::string>&, const std::vector<double>&,
-                    Positions, const std::string&, const std::string&>(),
-           "potential"_a, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "masses"_a, "velocities"_a, "settings"_a,
+      .def(nb::init<const std::vector<PyPotential*>&, Positions, Cell, Pbc, const std::vector<std::string>&,
+                    const std::vector<double>&, Positions, const std::string&, const std::string&>(),
+           "potentials"_a, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "masses"_a, "velocities"_a, "settings"_a,
            "base_dir"_a)
       .def("run_to", &PySimulation::run_to, "last"_a)
       .def("run_settings", &PySimulation::run_settings)

@@ -16,15 +16,19 @@ const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
 XYZ frames, a LAMMPS data file or the frames of a LAMMPS text dump; --format extxyz, lammps-data or
-lammps-dump when the extension does not tell). --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy) or a TOML file with a
-[potential] table. --json prints one object per structure with keys energy, forces, virial (and
-atom_energy, atom_virial with --per-atom); an array of them when FILE has several frames.
+lammps-dump when the extension does not tell). --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a DeePMD-kit model (.dp,
+.yaml) or a TOML file with a [potential] table or several [[potential]] tables (a force field whose
+terms add). --json prints one object per structure with keys energy (the total), terms (the energy
+of each named term), forces, virial (and atom_energy, atom_virial with --per-atom); an array of them
+when FILE has several frames. The text output lists the terms when there are several.
 --deterministic: GPU sums in 64-bit fixed point, so that repeated evaluations give the same bits.
 )";
 
 nlohmann::json to_json(const Evaluation& e, bool per_atom) {
   nlohmann::json j;
   j["energy"] = e.energy;
+  auto& terms = j["terms"] = nlohmann::json::object();
+  for (const TermEnergy& t : e.terms) terms[t.name] = t.energy;
   auto& f = j["forces"] = nlohmann::json::array();
   for (const auto& v : e.forces) f.push_back({v.x, v.y, v.z});
   j["virial"] = {{e.virial(0, 0), e.virial(0, 1), e.virial(0, 2)},
@@ -50,20 +54,23 @@ int eval_command(const std::vector<std::string>& argv) {
   if (!a.positional.empty()) throw UsageError("eval takes no positional arguments");
   if (!a.has("--model") || !a.has("--structure")) throw UsageError("eval needs --model and --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  auto pot = load_model(a.get("--model"));
-  set_model_precision(*pot, a.get("--precision", "double"));
+  ForceField ff = load_force_field(a.get("--model"));
+  set_model_precision(ff, a.get("--precision", "double"));
   const std::string path = a.get("--structure");
   const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
   for (std::size_t k = 0; k < frames.size(); ++k) {
-    const Evaluation e = evaluate(*pot, frames[k], backend, per_atom, -1, a.has("--deterministic"));
+    const Evaluation e = evaluate(ff, frames[k], backend, per_atom, -1, a.has("--deterministic"));
     if (a.has("--json")) {
       all.push_back(to_json(e, per_atom));
       continue;
     }
     std::cout << std::setprecision(12) << "structure " << k << ": " << frames[k].size() << " atoms\n"
-              << "energy " << e.energy << " eV\nvirial (eV)\n";
+              << "energy " << e.energy << " eV\n";
+    if (e.terms.size() > 1)
+      for (const TermEnergy& t : e.terms) std::cout << "  " << t.name << " " << t.energy << " eV\n";
+    std::cout << "virial (eV)\n";
     for (int r = 0; r < 3; ++r) std::cout << "  " << e.virial(r, 0) << " " << e.virial(r, 1) << " " << e.virial(r, 2) << "\n";
     std::cout << "forces (eV/Å)\n";
     for (std::size_t i = 0; i < e.forces.size(); ++i)

@@ -41,13 +41,13 @@ int model_devi_command(const std::vector<std::string>& argv) {
   if (models.size() < 2) throw UsageError("model-devi needs at least two --models");
   if (!a.has("--structure")) throw UsageError("model-devi needs --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  std::vector<std::unique_ptr<Potential>> owned;
-  std::vector<Potential*> pots;
+  std::vector<ForceField> fields;  // a model may be a TOML force field of several terms
   for (const auto& m : models) {
-    owned.push_back(load_model(m));
-    set_model_precision(*owned.back(), a.get("--precision", "double"));
-    pots.push_back(owned.back().get());
+    fields.push_back(load_force_field(m));
+    set_model_precision(fields.back(), a.get("--precision", "double"));
   }
+  std::vector<ForceField*> pots;
+  for (ForceField& f : fields) pots.push_back(&f);
   const std::string path = a.get("--structure");
   const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
   std::ostringstream out;

@@ -10,8 +10,9 @@ namespace quasar::cli {
 namespace {
 const char* kRunHelp = R"(usage: quasar run INPUT.toml [--device auto|cpu|cuda] [--deterministic]
 
-Runs the simulation described by INPUT.toml: tables [structure], [potential], [md], [output],
-[neighbor] and the keys device and deterministic (see docs/user-guide.md). --device overrides the
+Runs the simulation described by INPUT.toml: tables [structure], [potential] (or several
+[[potential]] tables, whose terms add), [md], [output], [neighbor] and the keys device and
+deterministic (see docs/user-guide.md). --device overrides the
 file's device; --deterministic sets deterministic = true (bit-identical GPU runs).
 )";
 }  // namespace

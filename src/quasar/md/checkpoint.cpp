@@ -1,5 +1,6 @@
 // Checkpoints: a text line, a JSON header, then the per-atom arrays in their current (spatially
-// sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU.
+// sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU, then
+// the solver state of the force field's terms that have one (named with their sizes in the header).
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -82,11 +83,11 @@ std::string fraction_text(double s) {
 
 void Simulation::write_checkpoint(const std::string& path) {
   // A faulty state must never replace the last good checkpoint.
-  const double skin = list_.settings().skin;
+  const double skin = lists_.skin();
   integrator_.throw_if_faulted(atoms_, skin);
   if (const auto f = find_nonfinite_state(atoms_, step_))
     throw Error(describe(*f, atoms_, skin) + "; checkpoint " + path + " not written");
-  list_.build(atoms_);  // wraps positions: the restarted run builds the same list from them
+  lists_.build(atoms_);  // wraps positions: the restarted run builds the same lists from them
   nlohmann::json h;
   h["step"] = step_;
   h["atoms"] = atoms_.size();
@@ -101,6 +102,9 @@ void Simulation::write_checkpoint(const std::string& path) {
   h["origin"] = {b.origin.x, b.origin.y, b.origin.z};
   h["pbc"] = {b.periodic[0], b.periodic[1], b.periodic[2]};
   h["has_charges"] = atoms_.has_charges();
+  const auto term_states = force_field_.save_states();
+  h["term_state"] = nlohmann::json::array();
+  for (const auto& [name, bytes] : term_states) h["term_state"].push_back({{"term", name}, {"bytes", bytes.size()}});
   io::write_file_atomically(path, [&](std::ostream& out) {
     out << kMagic << "\n" << h.dump() << "\n";
     for (auto* a : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz, &atoms_.fx, &atoms_.fy, &atoms_.fz})
@@ -108,13 +112,15 @@ void Simulation::write_checkpoint(const std::string& path) {
     for (auto* a : {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz}) put(out, *a);
     put(out, atoms_.id);
     if (atoms_.has_charges()) put(out, atoms_.charge);
+    for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
   });
 }
 
 // Everything is read and checked before any state changes, so a bad checkpoint leaves the
 // simulation as it was: the header against the input (atoms, types, integrator, periodicity), the
 // arrays' total size against the file, every number finite, positions inside the cell in periodic
-// directions (they are written wrapped), types and ids consistent with the input's atoms.
+// directions (they are written wrapped), types and ids consistent with the input's atoms, the terms'
+// solver states named and sized in the header.
 void Simulation::read_checkpoint(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");
@@ -174,20 +180,37 @@ void Simulation::read_checkpoint(const std::string& path) {
     if (periodic[k] && !(box.plane_spacing(k) >= 1.0)) hd.fail("cell", "a periodic direction is thinner than 1 Å");
   const bool charges = hd.boolean("has_charges");
   if (charges != atoms_.has_charges()) hd.fail("has_charges", "differs from the input's");
-  // The arrays must fill the rest of the file exactly: counts are checked before any allocation.
+  // The terms' solver states: names and sizes (an older checkpoint has none).
+  std::vector<std::pair<std::string, std::size_t>> state_sizes;
+  std::uintmax_t state_bytes = 0;
+  if (h.contains("term_state")) {
+    const auto& list = h.at("term_state");
+    if (!list.is_array()) hd.fail("term_state", "expected an array");
+    for (const auto& t : list) {
+      if (!t.is_object() || !t.contains("term") || !t.at("term").is_string() || !t.contains("bytes") ||
+          !t.at("bytes").is_number_unsigned() || t.at("bytes").get<std::uintmax_t>() > file_size)
+        hd.fail("term_state", "expected {\"term\": name, \"bytes\": size} entries within the file");
+      state_sizes.emplace_back(t.at("term").get<std::string>(), t.at("bytes").get<std::size_t>());
+      state_bytes += state_sizes.back().second;
+    }
+  }
+  // The arrays and states must fill the rest of the file exactly: counts are checked before any allocation.
   const std::size_t sn = static_cast<std::size_t>(n);
-  const std::size_t bytes = sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0));
+  const std::uintmax_t bytes =
+      sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0)) + state_bytes;
   const std::streamoff at = in.tellg();
   if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
     throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
-                                  " bytes of per-atom arrays, expected " + std::to_string(bytes) + " for " +
-                                  std::to_string(n) + " atoms");
+                                  " bytes after its header, expected " + std::to_string(bytes) + " for " +
+                                  std::to_string(n) + " atoms and " + std::to_string(state_bytes) + " bytes of term states");
   std::vector<std::vector<double>> real;  // x y z vx vy vz fx fy fz
   for (int k = 0; k < 9; ++k) real.push_back(get<double>(in, sn, path));
   std::vector<std::vector<int>> ints;  // type ix iy iz
   for (int k = 0; k < 4; ++k) ints.push_back(get<int>(in, sn, path));
   const std::vector<long> ids = get<long>(in, sn, path);
   const std::vector<double> charge = charges ? get<double>(in, sn, path) : std::vector<double>();
+  std::vector<std::pair<std::string, std::vector<char>>> term_states;
+  for (const auto& [name, size] : state_sizes) term_states.emplace_back(name, get<char>(in, size, path));
   static const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"};
   for (int k = 0; k < 9; ++k)
     for (std::size_t i = 0; i < sn; ++i)
@@ -229,8 +252,18 @@ void Simulation::read_checkpoint(const std::string& path) {
   if (charges) atoms_.charge.assign(charge);
   integrator_.set_state(state);
   step_ = step;
-  list_.build(atoms_);
+  lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
+  // Solver state after that evaluation, which a continuing run did not make.
+  for (const auto& [name, state] : term_states) {
+    try {
+      force_field_.restore_state(name, std::string(state.begin(), state.end()));
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
+    }
+  }
   // The saved forces, not the recomputed ones: those could differ in the last bit.
   atoms_.fx.assign(real[6]);
   atoms_.fy.assign(real[7]);

@@ -10,7 +10,7 @@
 
 namespace quasar::md {
 
-MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
+MinimizeResult minimize_fire(AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                              const MinimizeSettings& s) {
   const int n = atoms.size();
   const std::size_t na = 3 * static_cast<std::size_t>(n);
@@ -34,7 +34,7 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
   auto stop_if_nonfinite = [&](const std::vector<double>& x3, const std::vector<double>& y3,
                                const std::vector<double>& z3, uint32_t kind, long step) {
     if (const auto fault = find_nonfinite_rows(x3.data(), y3.data(), z3.data(), ids.data(), n, kind, step))
-      throw Error(describe(*fault, atoms, list.settings().skin, "minimisation step"));
+      throw Error(describe(*fault, atoms, lists.skin(), "minimisation step"));
   };
   // Positions and cell of generalised coordinates X; forces and convergence measures at X.
   auto evaluate = [&](const std::vector<double>& X, long step) {
@@ -56,13 +56,13 @@ MinimizeResult minimize_fire(AtomState& atoms, NeighborList& list, Potential& po
     atoms.x.assign(px);
     atoms.y.assign(py);
     atoms.z.assign(pz);
-    list.update(atoms, 0);
-    pot.compute(atoms, list.ref(), {true, true, false}, out);
+    lists.update(atoms, 0);
+    force_field.compute(atoms, lists.refs(), {true, true, false}, out);
     const auto fx = atoms.fx.to_vector(), fy = atoms.fy.to_vector(), fz = atoms.fz.to_vector();
     stop_if_nonfinite(fx, fy, fz, kBadForce, step);
     if (!std::isfinite(out.energy()))
-      throw Error(describe({step, -1, {kBadEnergy, out.energy()}}, atoms, list.settings().skin, "minimisation step"));
-    // The list may have wrapped atoms into the cell: carry that into the reference positions.
+      throw Error(describe({step, -1, {kBadEnergy, out.energy()}}, atoms, lists.skin(), "minimisation step"));
+    // The lists may have wrapped atoms into the cell: carry that into the reference positions.
     const auto wx = atoms.x.to_vector(), wy = atoms.y.to_vector(), wz = atoms.z.to_vector();
     const Mat3 dinv = inverse(d);
     r.max_force = 0;

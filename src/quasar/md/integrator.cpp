@@ -48,8 +48,8 @@ void reduce_kinetic(AtomState& atoms, double* dest, [[maybe_unused]] device::Fix
   for (int c = 0; c < 6; ++c) dest[c] = sum[c];
 }
 
-void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
-                         ComputeRequest req) {
+void Integrator::advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field,
+                         ForceOutput& out, ComputeRequest req) {
   const bool gpu = atoms.backend() == Backend::Cuda;
 #ifndef QUASAR_HAVE_CUDA
   if (gpu) throw_no_cuda("GPU integrator");
@@ -58,7 +58,7 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
   const StepParams p{dt, kt_of(s_.temperature), std::exp(-dt / s_.tau_t), s_.seed, static_cast<uint64_t>(step)};
   // One step that moves an atom as far as the list lets atoms move between builds (half the skin)
   // means the dynamics is no longer resolved; without a skin there is no such limit.
-  const double skin = list.settings().skin;
+  const double skin = lists.skin();
   const double max_move = skin > 0 ? 0.5 * skin : std::numeric_limits<double>::infinity();
   [[maybe_unused]] const FaultCheck moved{faults_.slots(), fault_when(step, kAfterDrift), max_move};
   AtomsRef a = atoms.ref();
@@ -91,10 +91,10 @@ void Integrator::advance(long step, AtomState& atoms, NeighborList& list, Potent
   }
   // On the CPU a bad atom stops the step before the list sees it.
   if (!gpu) faults_.throw_if_any(atoms, skin);
-  list.update(atoms, step);
+  lists.update(atoms, step);
   if (needs_virial(step)) req.virial = true;
-  pot.compute(atoms, list.ref(), req, out);
-  a = atoms.ref();  // the list may have re-sorted the atoms
+  force_field.compute(atoms, lists.refs(), req, out);
+  a = atoms.ref();  // the lists may have re-sorted the atoms
   if (gpu) {
 #ifdef QUASAR_HAVE_CUDA
     gpu::half_kick(a, dt, {faults_.slots(), fault_when(step, kAfterForces), max_move});

@@ -11,8 +11,8 @@
 
 #include "quasar/md/integrate_kernels.hpp"
 #include "quasar/md/safety.hpp"
-#include "quasar/neighbor/neighbor_list.hpp"
-#include "quasar/potential/potential.hpp"
+#include "quasar/neighbor/neighbor_lists.hpp"
+#include "quasar/potential/force_field.hpp"
 
 namespace quasar::md {
 
@@ -38,12 +38,13 @@ class Integrator {
   Integrator(const IntegratorSettings& s, Backend backend, int num_atoms);
   const IntegratorSettings& settings() const { return s_; }
 
-  // Advances from step-1 to `step`: moves atoms, updates the list, computes forces (with `req`),
-  // and applies thermostat and barostat. Stops (throws on the CPU, records on the GPU) at a
-  // non-finite position, velocity or force, or at an atom that moved more than half the list's
-  // skin in the step. With out.deterministic the integrator's own sums over atoms (thermostat
-  // work, kinetic energy) are deterministic on the GPU too.
-  void advance(long step, AtomState& atoms, NeighborList& list, Potential& pot, ForceOutput& out,
+  // Advances from step-1 to `step`: moves atoms, updates the lists, computes the force field's
+  // forces (with `req`; `lists` are those of its neighbor_requests), and applies thermostat and
+  // barostat. Stops (throws on the CPU, records on the GPU) at a non-finite position, velocity or
+  // force, or at an atom that moved more than half the lists' skin in the step. With
+  // out.deterministic the integrator's own sums over atoms (thermostat work, kinetic energy) are
+  // deterministic on the GPU too.
+  void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                ComputeRequest req);
   // Whether a step needs the virial (barostat steps).
   bool needs_virial(long step) const;

@@ -17,13 +17,10 @@
 namespace quasar::md {
 
 namespace {
-NeighborSettings list_settings(const Potential& p, const MdSettings& s, Backend b) {
-  NeighborSettings n;
-  n.cutoff = p.cutoff();
-  n.skin = s.skin;
-  n.kind = p.list_kind(b);
-  n.sort_every = static_cast<int>(s.sort_every);
-  return n;
+// The force field bound to the system before it says which lists it needs.
+ForceField bound(ForceField ff, const Structure& s) {
+  ff.bind(SystemSetup::of(s));
+  return ff;
 }
 
 Structure with_velocities(Structure s, const MdSettings& settings) {
@@ -33,29 +30,32 @@ Structure with_velocities(Structure s, const MdSettings& settings) {
 }
 }  // namespace
 
-Simulation::Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings,
-                       Backend backend)
+Simulation::Simulation(const Structure& s, ForceField force_field, const MdSettings& settings, Backend backend)
     : settings_(settings), backend_(backend), atoms_(backend, with_velocities(s, settings)),
-      potential_(std::move(potential)), list_(backend, list_settings(*potential_, settings, backend)),
+      force_field_(bound(std::move(force_field), s)),
+      lists_(backend, force_field_.neighbor_requests(backend), settings.skin, static_cast<int>(settings.sort_every)),
       out_(backend, settings.deterministic),
       integrator_(settings.integrator, backend, static_cast<int>(s.size())), kinetic_(backend, 6) {
-  potential_->bind_types(atoms_.type_names());
   if (!settings_.restart.empty()) {
     read_checkpoint(settings_.restart);
   } else {
-    list_.build(atoms_);
+    lists_.build(atoms_);
     compute_forces(true);
   }
 }
 
+Simulation::Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings,
+                       Backend backend)
+    : Simulation(s, ForceField(std::move(potential)), settings, backend) {}
+
 void Simulation::compute_forces(bool energy) {
-  potential_->compute(atoms_, list_.ref(), {energy, energy, false}, out_);
+  force_field_.compute(atoms_, lists_.refs(), {energy, energy, false}, out_);
 }
 
 void Simulation::check_state(bool energy) {
   // Faults first: atoms gone non-finite also fill a GPU list past its room.
-  integrator_.throw_if_faulted(atoms_, list_.settings().skin);
-  list_.check_overflow();
+  integrator_.throw_if_faulted(atoms_, lists_.skin());
+  lists_.check_overflow();
   if (energy) check_energy();
 }
 
@@ -64,8 +64,8 @@ void Simulation::check_energy() {
   if (std::isfinite(e)) return;
   // Name the atom from the per-atom energies of the same state.
   Fault f{step_, -1, {kBadEnergy, e}};
-  list_.update(atoms_, 0);
-  potential_->compute(atoms_, list_.ref(), {true, false, true}, out_);
+  lists_.update(atoms_, 0);
+  force_field_.compute(atoms_, lists_.refs(), {true, false, true}, out_);
   const auto energies = out_.atom_energy.to_vector();
   const auto ids = atoms_.id.to_vector();
   for (std::size_t i = 0; i < energies.size() && i < ids.size(); ++i)
@@ -73,18 +73,20 @@ void Simulation::check_energy() {
       f.atom = ids[i];
       f.what.value = energies[i];
     }
-  throw Error(describe(f, atoms_, list_.settings().skin));
+  throw Error(describe(f, atoms_, lists_.skin()));
 }
 
 Thermo Simulation::thermo() {
   reduce_kinetic(atoms_, kinetic_.data(), settings_.deterministic ? &fixed_ : nullptr);
   const auto k = kinetic_.to_vector();
-  const Mat3 w = out_.virial();
+  const std::vector<double> totals = out_.summed_totals();
+  const Mat3 w{{{totals[1], totals[2], totals[3]}, {totals[4], totals[5], totals[6]}, {totals[7], totals[8], totals[9]}}};
   Thermo t;
   t.step = step_;
   t.time = static_cast<double>(step_) * settings_.integrator.dt;
   t.kinetic = 0.5 * (k[0] + k[1] + k[2]);
-  t.potential = out_.energy();
+  t.potential = totals[0];
+  t.term_potential = out_.term_energies();
   t.total = t.kinetic + t.potential;
   t.temperature = 2.0 * t.kinetic / (integrator_.degrees_of_freedom() * units::boltzmann);
   t.volume = atoms_.box().volume();
@@ -100,10 +102,17 @@ void Simulation::print_thermo(const Thermo& t) {
   line << std::setw(10) << t.step << std::fixed << std::setprecision(4) << std::setw(12) << t.time << std::setprecision(2)
        << std::setw(11) << t.temperature << std::setprecision(6) << std::setw(18) << t.potential << std::setw(18)
        << t.total << std::setprecision(2) << std::setw(14) << t.pressure << std::setw(14) << t.volume;
-  if (!header_printed_)
+  // Several terms: each one's energy after the columns above.
+  const bool terms = force_field_.size() > 1;
+  if (terms)
+    for (double e : t.term_potential) line << std::setprecision(6) << std::setw(18) << e;
+  if (!header_printed_) {
     std::cout << std::setw(10) << "step" << std::setw(12) << "time_ps" << std::setw(11) << "temp_K" << std::setw(18)
-              << "pe_eV" << std::setw(18) << "etot_eV" << std::setw(14) << "press_bar" << std::setw(14) << "vol_A3"
-              << "\n";
+              << "pe_eV" << std::setw(18) << "etot_eV" << std::setw(14) << "press_bar" << std::setw(14) << "vol_A3";
+    if (terms)
+      for (const auto& term : force_field_.terms()) std::cout << std::setw(18) << "pe_" + term.name;
+    std::cout << "\n";
+  }
   header_printed_ = true;
   progress_clear_line();
   std::cout << line.str() << std::endl;
@@ -116,10 +125,18 @@ void Simulation::write_thermo(const Thermo& t) {
     const bool append = !settings_.restart.empty() && std::filesystem::exists(settings_.output.thermo_csv);
     csv_.open(settings_.output.thermo_csv, append ? std::ios::app : std::ios::trunc);
     if (!csv_) throw Error("cannot write " + settings_.output.thermo_csv);
-    if (!append) csv_ << "step,time_ps,temp_K,ke_eV,pe_eV,etot_eV,press_bar,vol_A3,conserved_eV\n";
+    if (!append) {
+      csv_ << "step,time_ps,temp_K,ke_eV,pe_eV,etot_eV,press_bar,vol_A3,conserved_eV";
+      if (force_field_.size() > 1)
+        for (const auto& term : force_field_.terms()) csv_ << ",pe_" << term.name << "_eV";
+      csv_ << "\n";
+    }
   }
   csv_ << std::setprecision(12) << t.step << "," << t.time << "," << t.temperature << "," << t.kinetic << ","
-       << t.potential << "," << t.total << "," << t.pressure << "," << t.volume << "," << t.conserved << "\n";
+       << t.potential << "," << t.total << "," << t.pressure << "," << t.volume << "," << t.conserved;
+  if (force_field_.size() > 1)
+    for (double e : t.term_potential) csv_ << "," << e;
+  csv_ << "\n";
   csv_.flush();
 }
 
@@ -146,7 +163,7 @@ void Simulation::write_frame() {
 
 void Simulation::run() {
   if (settings_.mode == "minimize") {
-    const MinimizeResult r = minimize_fire(atoms_, list_, *potential_, out_, settings_.minimize);
+    const MinimizeResult r = minimize_fire(atoms_, lists_, force_field_, out_, settings_.minimize);
     std::cout << (r.converged ? "minimisation converged" : "minimisation stopped at max_steps") << " after "
               << r.steps << " steps: energy " << std::setprecision(12) << r.energy << " eV, max force " << r.max_force
               << " eV/Å\n";
@@ -159,7 +176,7 @@ void Simulation::run() {
 void Simulation::run_to(long last) {
   const OutputSettings& o = settings_.output;
   if (!started_) {
-    if (const auto f = find_nonfinite_state(atoms_, step_)) throw Error(describe(*f, atoms_, list_.settings().skin));
+    if (const auto f = find_nonfinite_state(atoms_, step_)) throw Error(describe(*f, atoms_, lists_.skin()));
     check_state(true);
     if (step_ == 0 || !settings_.restart.empty()) write_thermo(thermo());
     if (step_ == 0 && !o.trajectory.empty()) write_frame();
@@ -171,7 +188,7 @@ void Simulation::run_to(long last) {
     const bool thermo_now = step_ % o.thermo_every == 0 || step_ == last;
     const bool frame_now = !o.trajectory.empty() && step_ % o.trajectory_every == 0;
     const bool energy = thermo_now || frame_now;
-    integrator_.advance(step_, atoms_, list_, *potential_, out_, {energy, energy, false});
+    integrator_.advance(step_, atoms_, lists_, force_field_, out_, {energy, energy, false});
     const bool checkpoint_now = !o.checkpoint.empty() && (step_ % o.checkpoint_every == 0 || step_ == last);
     // A fault, or a GPU list that ran out of room, is caught before anything computed after it is written.
     if (thermo_now || frame_now || checkpoint_now) check_state(energy);
@@ -189,9 +206,10 @@ void run_from_config(const ConfigTable& root, const std::filesystem::path& base_
   MdSettings settings = md_settings_from_config(root, base_dir);
   settings.deterministic = settings.deterministic || deterministic;
   const Structure s = io::structure_from_config(root.require_sub("structure"), base_dir);
-  auto pot = make_potential(root.require_sub("potential"), base_dir);
-  Simulation sim(s, std::move(pot), settings, backend);
-  std::cout << "quasar: " << s.size() << " atoms, " << sim.potential().name() << " potential, "
+  ForceField ff = make_force_field(root, base_dir);
+  const std::string what = ff.size() == 1 ? ff.potential(0).name() + " potential" : ff.describe() + " force field";
+  Simulation sim(s, std::move(ff), settings, backend);
+  std::cout << "quasar: " << s.size() << " atoms, " << what << ", "
             << (settings.mode == "minimize" ? "FIRE minimisation" : settings.integrator.kind + " dynamics") << " on "
             << backend_name(backend) << (settings.deterministic ? ", deterministic sums" : "") << "\n";
   sim.run();

@@ -1,5 +1,5 @@
 #pragma once
-// The MD loop: atoms, neighbour list, potential, integrator and outputs on one backend.
+// The MD loop: atoms, neighbour lists, force field, integrator and outputs on one backend.
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -16,6 +16,7 @@ struct Thermo {
   double time = 0;         // ps
   double temperature = 0;  // K
   double kinetic = 0, potential = 0, total = 0;  // eV
+  std::vector<double> term_potential;  // eV, per term of the force field (its order); they sum to potential
   double pressure = 0;     // bar
   Mat3 pressure_tensor{};  // bar
   double volume = 0;       // Å^3
@@ -24,7 +25,9 @@ struct Thermo {
 
 class Simulation {
  public:
-  // The potential may be shared with other users (the Python bindings); it is not used concurrently.
+  // The force field's potentials may be shared with other users (the Python bindings); they are not
+  // used concurrently. The second form runs a force field of one potential.
+  Simulation(const Structure& s, ForceField force_field, const MdSettings& settings, Backend backend);
   Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings, Backend backend);
 
   // Runs MD up to step `settings.steps` (continuing from a restart), or minimises, writing the outputs.
@@ -35,10 +38,14 @@ class Simulation {
   Thermo thermo();
   long step() const { return step_; }
   AtomState& atoms() { return atoms_; }
-  Potential& potential() { return *potential_; }
-  NeighborList& neighbor_list() { return list_; }
+  ForceField& force_field() { return force_field_; }
+  NeighborLists& neighbor_lists() { return lists_; }
   ForceOutput& forces() { return out_; }
   Integrator& integrator() { return integrator_; }
+  // One integrator step to `step` without outputs or checks (tests, benchmarks).
+  void advance(long step, const ComputeRequest& req) {
+    integrator_.advance(step, atoms_, lists_, force_field_, out_, req);
+  }
   const MdSettings& settings() const { return settings_; }
 
   // Atomic checkpoint of everything a continuation needs; the list is rebuilt first so that a
@@ -60,8 +67,8 @@ class Simulation {
   MdSettings settings_;
   Backend backend_;
   AtomState atoms_;
-  std::shared_ptr<Potential> potential_;
-  NeighborList list_;
+  ForceField force_field_;
+  NeighborLists lists_;  // one per distinct request of the force field's terms
   ForceOutput out_;
   Integrator integrator_;
   long step_ = 0;

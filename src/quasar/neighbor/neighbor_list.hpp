@@ -43,6 +43,14 @@ struct NeighborRef {
   }
 };
 
+// A neighbour list a potential needs: its cutoff and kind. Equal requests of the terms of a force
+// field share one list (NeighborLists).
+struct NeighborRequest {
+  double cutoff = 0;  // Å
+  ListKind kind = ListKind::Half;
+  bool operator==(const NeighborRequest&) const = default;
+};
+
 struct NeighborSettings {
   double cutoff = 0;     // interaction cutoff (Å)
   double skin = 1.0;     // Verlet skin (Å); rebuild when an atom moves more than skin/2

@@ -1,14 +1,22 @@
 #pragma once
-// One evaluation of a potential for a structure, results on the host in the structure's atom order:
-// what `quasar eval`, the tests and the bindings use.
+// One evaluation of a force field (or of one potential) for a structure, results on the host in
+// the structure's atom order: what `quasar eval`, the tests and the bindings use.
+#include <span>
+#include <string>
 #include <vector>
 
-#include "quasar/potential/potential.hpp"
+#include "quasar/potential/force_field.hpp"
 
 namespace quasar {
 
+struct TermEnergy {
+  std::string name;
+  double energy = 0;  // eV
+};
+
 struct Evaluation {
   double energy = 0;
+  std::vector<TermEnergy> terms;  // each term's energy, in the force field's order; they sum to energy
   std::vector<Vec3> forces;
   Mat3 virial{};
   std::vector<double> atom_energy;  // when per_atom
@@ -17,11 +25,17 @@ struct Evaluation {
 
 // n_local >= 0: atoms from n_local on are ghosts (AtomState), for potentials that support them.
 // deterministic: GPU sums in fixed point, bit-identical from run to run (ForceOutput).
+Evaluation evaluate(ForceField& force_field, const Structure& s, Backend backend, bool per_atom = false,
+                    int n_local = -1, bool deterministic = false);
+// A force field of this one potential.
 Evaluation evaluate(Potential& potential, const Structure& s, Backend backend, bool per_atom = false, int n_local = -1,
                     bool deterministic = false);
 
-// Several potentials on one copy of the structure on the backend: one upload, one neighbour list
-// per list kind (with the largest cutoff of the potentials that use it).
+// Several force fields (or potentials) on one copy of the structure on the backend: one upload, one
+// neighbour list per distinct request of them all. (A span, not a vector, for the force fields, so
+// that a braced list of potential pointers picks the second form unambiguously.)
+std::vector<Evaluation> evaluate_all(std::span<ForceField* const> force_fields, const Structure& s, Backend backend,
+                                     bool per_atom = false, int n_local = -1, bool deterministic = false);
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
                                      bool per_atom = false, int n_local = -1, bool deterministic = false);
 

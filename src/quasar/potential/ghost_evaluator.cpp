@@ -8,7 +8,7 @@
 #include "quasar/device/array.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/device/gather.hpp"
-#include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/neighbor/neighbor_lists.hpp"
 #include "quasar/potential/registry.hpp"
 
 namespace quasar {
@@ -36,21 +36,21 @@ void add_rows(const double* in, int n, double* const* rows) {
 }  // namespace
 
 // The atoms live in an open box with room to move until the next re-neighbouring; Quasar's own
-// Verlet list over local and ghost atoms stands in for the code's list. Atom i stays the code's
-// atom i (no spatial sorting).
+// Verlet lists over local and ghost atoms stand in for the code's list. Atom i stays the code's
+// atom i (no spatial sorting). The model is a force field of one term.
 struct GhostEvaluator::Impl {
-  std::unique_ptr<Potential> potential;
+  ForceField force_field;
   Backend backend = Backend::Cpu;
   std::vector<std::string> type_names;
   std::unique_ptr<HostBuffer<double>> staging;  // host side of every step's copies (page-locked on the GPU)
   std::unique_ptr<Array<double>> rows;           // the GPU side: positions or forces as rows of three
   std::unique_ptr<AtomState> atoms;
-  std::unique_ptr<NeighborList> list;
+  std::unique_ptr<NeighborLists> lists;
   std::unique_ptr<ForceOutput> out;
 
   void load(double* const* x, const int* type, int nlocal, int nall, bool rebuild) {
     if (rebuild || !atoms || atoms->size() != nall || atoms->n_local() != nlocal) {
-      if (list) list->check_overflow();  // the GPU's builds since the last re-neighbouring
+      if (lists) lists->check_overflow();  // the GPU's builds since the last re-neighbouring
       Structure s;
       for (const std::string& name : type_names) s.type_index(name);
       for (double& m : s.type_masses)
@@ -61,20 +61,13 @@ struct GhostEvaluator::Impl {
         s.positions[i] = {x[i][0], x[i][1], x[i][2]};
         s.types[i] = type[i] - 1;
       }
-      s.box = Box::enclosing(s.positions, 2 * potential->cutoff() + 10.0);
+      s.box = Box::enclosing(s.positions, 2 * force_field.cutoff() + 10.0);
       // Re-neighbouring comes every few steps: the arrays and the list keep their memory.
       if (atoms) atoms->load(s, nlocal);
       else atoms = std::make_unique<AtomState>(backend, s, nlocal);
-      if (!list) {
-        NeighborSettings ns;
-        ns.cutoff = potential->cutoff();
-        ns.skin = 1.0;
-        ns.kind = potential->list_kind(backend);
-        ns.sort_every = 0;
-        list = std::make_unique<NeighborList>(backend, ns);
-      }
-      potential->bind_types(atoms->type_names());
-      list->build(*atoms);
+      if (!lists) lists = std::make_unique<NeighborLists>(backend, force_field.neighbor_requests(backend), 1.0, 0);
+      force_field.bind(SystemSetup::of_types(atoms->type_names()));
+      lists->build(*atoms);
       return;
     }
     // Same atoms in the same order (nothing sorts them): new positions straight into the arrays.
@@ -91,7 +84,7 @@ struct GhostEvaluator::Impl {
         atoms->z[i] = x[i][2];
       }
     }
-    list->update(*atoms);
+    lists->update(*atoms);
   }
 
   void add_forces(int nall, double* const* f) {
@@ -116,9 +109,10 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
     : impl_(std::make_unique<Impl>()) {
   impl_->backend = parse_backend(device);
   if (impl_->backend == Backend::Cuda) device::select_gpu(local_rank);
-  impl_->potential = load_model(model);
-  if (impl_->potential->name() != "deepmd") throw Error(model + " is not a Deep Potential model");
-  set_model_precision(*impl_->potential, precision);
+  std::shared_ptr<Potential> potential = load_model(model);
+  if (potential->name() != "deepmd") throw Error(model + " is not a Deep Potential model");
+  set_model_precision(*potential, precision);
+  impl_->force_field.add(std::move(potential));
   impl_->out = std::make_unique<ForceOutput>(impl_->backend);
   impl_->staging = std::make_unique<HostBuffer<double>>(impl_->backend);
   impl_->rows = std::make_unique<Array<double>>(impl_->backend);
@@ -126,14 +120,14 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
 
 GhostEvaluator::~GhostEvaluator() = default;
 
-double GhostEvaluator::cutoff() const { return impl_->potential->cutoff(); }
+double GhostEvaluator::cutoff() const { return impl_->force_field.cutoff(); }
 bool GhostEvaluator::on_gpu() const { return impl_->backend == Backend::Cuda; }
 
 void GhostEvaluator::set_type_names(const std::vector<std::string>& names) {
-  impl_->potential->bind_types(names);  // throws naming a type the model does not know
+  impl_->force_field.bind(SystemSetup::of_types(names));  // throws naming a type the model does not know
   impl_->type_names = names;
   impl_->atoms.reset();
-  impl_->list.reset();
+  impl_->lists.reset();
 }
 
 void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int nall, bool rebuild, double* const* f,
@@ -141,12 +135,11 @@ void GhostEvaluator::compute(double* const* x, const int* type, int nlocal, int 
   Impl& m = *impl_;
   m.load(x, type, nlocal, nall, rebuild);
   const bool per_atom = atom_energy || atom_virial;
-  m.potential->compute(*m.atoms, m.list->ref(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
+  m.force_field.compute(*m.atoms, m.lists->refs(), {energy != nullptr, virial != nullptr, per_atom}, *m.out);
   m.add_forces(nall, f);
   if (energy || virial) {
-    m.list->check_overflow();  // as Quasar's own MD does at output steps
-    double t[ForceOutput::kTotals];  // energy, then the virial by rows
-    m.out->totals.download(t, ForceOutput::kTotals);
+    m.lists->check_overflow();  // as Quasar's own MD does at output steps
+    const std::vector<double> t = m.out->summed_totals();  // energy, then the virial by rows
     if (energy) *energy += t[0];
     if (virial) {
       const int voigt[6] = {1, 5, 9, 2, 3, 6};  // xx yy zz xy xz yz

@@ -8,10 +8,9 @@
 
 namespace quasar {
 
-ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend) {
-  if (models.size() < 2) throw Error("model deviation needs at least two models");
-  const std::vector<Evaluation> e = evaluate_all(models, s, backend);
-  const double k = static_cast<double>(models.size());
+namespace {
+ModelDeviation deviation(const std::vector<Evaluation>& e, const Structure& s) {
+  const double k = static_cast<double>(e.size());
   const std::size_t n = s.size();
   ModelDeviation d;
   d.min_f = n ? 1e300 : 0.0;
@@ -36,6 +35,17 @@ ModelDeviation model_deviation(const std::vector<Potential*>& models, const Stru
     d.avg_v += dev / 9.0;
   }
   return d;
+}
+}  // namespace
+
+ModelDeviation model_deviation(std::span<ForceField* const> models, const Structure& s, Backend backend) {
+  if (models.size() < 2) throw Error("model deviation needs at least two models");
+  return deviation(evaluate_all(models, s, backend), s);
+}
+
+ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend) {
+  if (models.size() < 2) throw Error("model deviation needs at least two models");
+  return deviation(evaluate_all(models, s, backend), s);
 }
 
 }  // namespace quasar

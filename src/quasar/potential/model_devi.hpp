@@ -4,9 +4,10 @@
 // of each model's force from the models' mean) and of their virials (per component, divided by the
 // number of atoms) is summarised by its maximum, minimum and mean. The models share one copy of the
 // structure and one neighbour list on the backend (evaluate_all).
+#include <span>
 #include <vector>
 
-#include "quasar/potential/potential.hpp"
+#include "quasar/potential/force_field.hpp"
 
 namespace quasar {
 
@@ -15,6 +16,8 @@ struct ModelDeviation {
   double max_v = 0, min_v = 0, avg_v = 0;  // eV per atom
 };
 
+// Each model a force field (of one or more terms), or a potential.
+ModelDeviation model_deviation(std::span<ForceField* const> models, const Structure& s, Backend backend);
 ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend);
 
 }  // namespace quasar

@@ -1,11 +1,13 @@
 #pragma once
-#include <memory>
+#include <iosfwd>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "quasar/core/atoms.hpp"
-#include "quasar/device/fixed_point.hpp"
+#include "quasar/core/system_setup.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
+#include "quasar/potential/force_output.hpp"
 
 namespace quasar {
 
@@ -13,48 +15,38 @@ namespace quasar {
 // EAM files stop near 10 Å, Deep Potentials near 12 Å); it keeps the neighbour list's reach finite.
 constexpr double kMaxCutoff = 100.0;
 
-struct ComputeRequest {
-  bool energy = true;     // total energy into totals[0]
-  bool virial = true;     // total virial into totals[1..9]
-  bool per_atom = false;  // per-atom energies and virials
-};
+// The lists of a compute call, in the order the potential requested them.
+using NeighborRefs = std::span<const NeighborRef>;
 
-// Results of one evaluation, on the atoms' backend. Forces go into AtomState::f{x,y,z}.
-// Virial convention (LAMMPS, DeePMD-kit): W_ab = sum over pairs of r_ij,a * f_ij,b, with r_ij =
-// r_i - r_j and f_ij the force on i due to j; pressure P_ab = (sum m v_a v_b + W_ab) / V.
-struct ForceOutput {
-  static constexpr int kTotals = 10;  // energy, then the 3x3 virial by rows
-  Array<double> totals;               // kTotals values
-  Array<double> atom_energy;          // n, when requested
-  Array<double> atom_virial;          // 9 n, component-major: W_ab of atom i at [(3a+b) n + i]
-  // Deterministic accumulation: on the GPU every sum that threads share (forces on neighbours,
-  // per-atom virials, totals) is taken in 64-bit fixed point (device/fixed_point.hpp), so that
-  // evaluations of the same input are bit-identical. The CPU loops are deterministic anyway.
-  bool deterministic = false;
-  device::FixedPointSums fixed;  // the status of those sums (GPU)
-
-  explicit ForceOutput(Backend b, bool deterministic_sums = false)
-      : totals(b, kTotals), atom_energy(b), atom_virial(b), deterministic(deterministic_sums) {}
-  // Host copy of totals (synchronises on the GPU).
-  double energy() const { return totals.to_vector()[0]; }
-  Mat3 virial() const {
-    auto t = totals.to_vector();
-    return {{{t[1], t[2], t[3]}, {t[4], t[5], t[6]}, {t[7], t[8], t[9]}}};
-  }
-};
-
-// A potential energy model. MD, the CLI, Python and LAMMPS all drive these objects.
+// A potential energy model: one term of a ForceField (potential/force_field.hpp). MD, the CLI,
+// Python and LAMMPS drive these through a force field.
 class Potential {
  public:
   virtual ~Potential() = default;
   virtual std::string name() const = 0;
+  // Range of the interaction (Å): the largest cutoff of the lists it requests, 0 for none.
   virtual double cutoff() const = 0;
-  // The list this potential wants on a backend (GPU kernels prefer full lists: no atomics).
-  virtual ListKind list_kind(Backend b) const { return b == Backend::Cuda ? ListKind::Full : ListKind::Half; }
-  // Maps the system's type names onto the model's species; throws naming an unknown type.
-  virtual void bind_types(const std::vector<std::string>& type_names) = 0;
-  // Overwrites the forces of `atoms` and fills `out` as requested.
-  virtual void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) = 0;
+  // The lists it needs on a backend. By default one list of cutoff() (none when it is 0): full on
+  // the GPU (kernels with one thread per atom and no atomics on forces), half on the CPU.
+  virtual std::vector<NeighborRequest> neighbor_requests(Backend b) const {
+    if (!(cutoff() > 0)) return {};
+    return {{cutoff(), b == Backend::Cuda ? ListKind::Full : ListKind::Half}};
+  }
+  // Binds to a system: maps its type names onto the model's species (throws naming an unknown
+  // type), takes charges and whatever else the model needs. Called before the first compute and
+  // whenever the system changes.
+  virtual void bind(const SystemSetup& setup) = 0;
+  // Adds this term's forces into `atoms` and its energy, virial (into out.term_totals()) and per-atom
+  // parts into `out`, as requested. `lists` are the lists of neighbor_requests(), in that order.
+  // When out.contents is Stale (only if overwrites_outputs), it writes instead of adding.
+  virtual void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) = 0;
+  // Whether compute, as the first term, can overwrite stale forces and per-atom arrays (each entry
+  // written once), so that the evaluation need not zero them first.
+  virtual bool overwrites_outputs(Backend) const { return false; }
+  // Solver state a restart needs to continue bit for bit (induced dipoles, predictor history);
+  // checkpoints keep it by term name. Nothing by default.
+  virtual void save_state(std::ostream&) const {}
+  virtual void restore_state(std::istream&) {}
 };
 
 }  // namespace quasar

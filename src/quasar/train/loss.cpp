@@ -4,6 +4,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/force_field.hpp"
 #include "quasar/potential/dp/environment.hpp"
 
 namespace quasar::train {
@@ -42,13 +43,14 @@ void d_term(const double* g, const std::vector<double>& v, int M, int axis, std:
 FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWeights& w, ModelGrad* grad) {
   if (model.numb_fparam + model.numb_aparam > 0) throw Error("training: frame and atomic parameters are not supported yet");
   // Forces, virial and energy from the reference evaluator.
-  dp::DeepPotential pot(model);
+  ForceField pot(std::make_shared<dp::DeepPotential>(model));
   AtomState atoms(Backend::Cpu, frame);
-  pot.bind_types(atoms.type_names());
+  pot.bind(SystemSetup::of(frame));
   NeighborList list(Backend::Cpu, {model.descriptor.rcut, 0.0, ListKind::Full, 0});
   list.build(atoms);
   ForceOutput out(Backend::Cpu);
-  pot.compute(atoms, list.ref(), {true, true, false}, out);
+  const NeighborRef ref = list.ref();
+  pot.compute(atoms, {&ref, 1}, {true, true, false}, out);
   const AtomsRef a = atoms.ref();
   const int n = a.n;
   const double N = n;

@@ -66,15 +66,19 @@ void DeepPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const
     gpu_->set_extra(e);
     extra_dirty_ = false;
   }
-  if (req.per_atom) {
-    out.atom_energy.resize(n);
-    out.atom_virial.resize(9 * static_cast<std::size_t>(n));
-  }
   std::vector<int> count(model_.ntypes(), 0);
   for (std::size_t t = 0; t < model_type_.size(); ++t) count[model_type_[t]] += atoms.local_type_counts()[t];
-  gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), count, out.totals.data(),
-                req.per_atom ? out.atom_energy.data() : nullptr, req.per_atom ? out.atom_virial.data() : nullptr,
-                out.deterministic ? &out.fixed : nullptr);
+  // The kernels always sum energy and virial: into this term's totals (zeroed by ForceOutput::begin)
+  // when asked for, else into a scratch block zeroed here.
+  double* totals = out.term_totals();
+  if (!(req.energy || req.virial || req.per_atom)) {
+    gpu_totals_.resize(ForceOutput::kTotals);
+    gpu_totals_.set_zero();
+    totals = gpu_totals_.data();
+  }
+  gpu_->compute(atoms.ref(), list, gpu_mtype_.data(), count, totals, req.per_atom ? out.atom_energy.data() : nullptr,
+                req.per_atom ? out.atom_virial.data() : nullptr, out.deterministic ? &out.fixed : nullptr,
+                out.contents == ForceOutput::Contents::Sums);
 }
 
 void DeepPotential::check_parameters(int atoms) const {
@@ -172,7 +176,8 @@ void DeepPotential::fitting_input(const std::vector<double>& d, long id, std::ve
   }
 }
 
-void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+void DeepPotential::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) {
+  const NeighborRef& list = lists[0];
   if (model_type_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
   if (atoms.backend() == Backend::Cuda) {
     compute_gpu(atoms, list, req, out);
@@ -184,13 +189,6 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
   const int nnei = de.nnei(), M = de.m(), axis = de.axis_neuron;
   AtomsRef a = atoms.ref();
   const std::size_t n = static_cast<std::size_t>(a.n);
-  for (int i = 0; i < a.n; ++i) a.fx[i] = a.fy[i] = a.fz[i] = 0;
-  if (req.per_atom) {
-    out.atom_energy.resize(n);
-    out.atom_virial.resize(9 * n);
-    out.atom_energy.set_zero();
-    out.atom_virial.set_zero();
-  }
   double energy = 0, wsum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   AtomWork w;
   Network::Trace trace;
@@ -258,8 +256,9 @@ void DeepPotential::compute(AtomState& atoms, const NeighborRef& list, const Com
         }
     }
   }
-  out.totals[0] = energy;
-  for (int c = 0; c < 9; ++c) out.totals[1 + c] = wsum[c];
+  double* totals = out.term_totals();
+  totals[0] += energy;
+  for (int c = 0; c < 9; ++c) totals[1 + c] += wsum[c];
 }
 
 }  // namespace quasar::dp

@@ -95,7 +95,8 @@ struct GpuEvaluator::Impl {
   virtual ~Impl() = default;
   virtual void set_extra(const std::vector<double>& v) = 0;
   virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
-                       double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed) = 0;
+                       double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed,
+                       bool outputs_hold_sums) = 0;
   double work = 0;
   long chunk = 0;
 };
@@ -152,17 +153,10 @@ class Evaluator final : public GpuEvaluator::Impl {
   void set_extra(const std::vector<double>& v) override { extra_.assign(v); }
 
   void compute(AtomsRef a, const NeighborRef& list, const int* model_type, const std::vector<int>& count,
-               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed) override {
+               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed,
+               bool outputs_hold_sums) override {
     const int n = a.n;
     if (n == 0) return;
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fx, 0, n * sizeof(double)));
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fy, 0, n * sizeof(double)));
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(a.fz, 0, n * sizeof(double)));
-    QUASAR_CUDA_CHECK(cudaMemsetAsync(totals, 0, 10 * sizeof(double)));
-    if (atom_energy) {
-      QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_energy, 0, n * sizeof(double)));
-      QUASAR_CUDA_CHECK(cudaMemsetAsync(atom_virial, 0, 9 * static_cast<std::size_t>(n) * sizeof(double)));
-    }
     order_by_type(a, model_type);
     const long nc_max = std::min<long>(chunk, *std::max_element(count.begin(), count.end()));
     reserve(nc_max);
@@ -170,10 +164,28 @@ class Evaluator final : public GpuEvaluator::Impl {
       run_chunks(a, list, model_type, count, totals, atom_energy, atom_virial, device::FloatSum{});
       return;
     }
-    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once.
-    run_chunks(a, list, model_type, count, totals, atom_energy, atom_virial, device::FixedSum{fixed->start()});
-    for (double* f : {a.fx, a.fy, a.fz}) fixed->finish(f, n, device::fixed_scale::kForce);
-    if (atom_virial) fixed->finish(atom_virial, 9L * n, device::fixed_scale::kAtomVirial);
+    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once. The
+    // sums live in the bits of arrays that start at zero: the outputs themselves when they hold
+    // zeros, else scratch arrays whose values are then added to the outputs.
+    AtomsRef s = a;
+    double* sv = atom_virial;
+    if (outputs_hold_sums) {
+      s.fx = grow(force_sums_, 3L * n);
+      s.fy = s.fx + n;
+      s.fz = s.fy + n;
+      QUASAR_CUDA_CHECK(cudaMemsetAsync(s.fx, 0, 3L * n * sizeof(double)));
+      if (atom_virial) {
+        sv = grow(virial_sums_, 9L * n);
+        QUASAR_CUDA_CHECK(cudaMemsetAsync(sv, 0, 9L * n * sizeof(double)));
+      }
+    }
+    run_chunks(s, list, model_type, count, totals, atom_energy, sv, device::FixedSum{fixed->start()});
+    double* const into[3] = {a.fx, a.fy, a.fz};
+    double* const sums[3] = {s.fx, s.fy, s.fz};
+    for (int k = 0; k < 3; ++k)
+      fixed->finish(sums[k], n, device::fixed_scale::kForce, outputs_hold_sums ? into[k] : nullptr);
+    if (atom_virial)
+      fixed->finish(sv, 9L * n, device::fixed_scale::kAtomVirial, outputs_hold_sums ? atom_virial : nullptr);
     fixed->finish(totals, 10, device::fixed_scale::kTotal);
   }
 
@@ -424,6 +436,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<S> es_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<A> fa_[3] = {Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}};
   Array<S> fs_[3] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
+  Array<double> force_sums_{Backend::Cuda}, virial_sums_{Backend::Cuda};  // deterministic sums after other terms
 };
 
 __global__ void type_keys_kernel(AtomsRef a, const int* model_type, int ntypes, int* keys, int* idx) {
@@ -453,8 +466,8 @@ GpuEvaluator::~GpuEvaluator() = default;
 void GpuEvaluator::set_extra(const std::vector<double>& v) { impl_->set_extra(v); }
 void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* model_type,
                            const std::vector<int>& type_counts, double* totals, double* atom_energy,
-                           double* atom_virial, device::FixedPointSums* fixed) {
-  impl_->compute(atoms, list, model_type, type_counts, totals, atom_energy, atom_virial, fixed);
+                           double* atom_virial, device::FixedPointSums* fixed, bool outputs_hold_sums) {
+  impl_->compute(atoms, list, model_type, type_counts, totals, atom_energy, atom_virial, fixed, outputs_hold_sums);
 }
 double GpuEvaluator::work_bytes() const { return impl_->work; }
 long GpuEvaluator::chunk_atoms() const { return impl_->chunk; }

@@ -18,10 +18,11 @@ class DeepPotential : public Potential {
 
   std::string name() const override { return "deepmd"; }
   double cutoff() const override { return model_.descriptor.rcut; }
-  ListKind list_kind(Backend) const override { return ListKind::Full; }
+  // A full list on both backends (the nearest sel neighbours of every centre).
+  std::vector<NeighborRequest> neighbor_requests(Backend) const override { return {{cutoff(), ListKind::Full}}; }
   // Matches the structure's type names against the model's type_map.
-  void bind_types(const std::vector<std::string>& type_names) override;
-  void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) override;
+  void bind(const SystemSetup& setup) override { bind_types(setup.type_names); }
+  void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
 
   const DpModel& model() const { return model_; }
   // Precision of the GPU evaluation (the CPU evaluation is double) and atoms per GPU chunk (0: auto).
@@ -40,6 +41,7 @@ class DeepPotential : public Potential {
   Intermediates intermediates(AtomState& atoms, const NeighborRef& list);
 
  private:
+  void bind_types(const std::vector<std::string>& type_names);
   void check_parameters(int atoms) const;
   void compute_gpu(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out);
   void fitting_input(const std::vector<double>& descriptor, long id, std::vector<double>& in) const;
@@ -54,6 +56,7 @@ class DeepPotential : public Potential {
   std::unique_ptr<GpuEvaluator> gpu_;
   bool extra_dirty_ = true;
   Array<int> gpu_mtype_{Backend::Cuda};
+  Array<double> gpu_totals_{Backend::Cuda};  // where energy and virial go when none were asked for
 };
 
 }  // namespace quasar::dp

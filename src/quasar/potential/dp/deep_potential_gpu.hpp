@@ -54,12 +54,15 @@ class GpuEvaluator {
 
   // Normalised frame/atomic parameters per atom id ([n][extra]), when the model has them.
   void set_extra(const std::vector<double>& values);
-  // Energy into totals[0], virial into totals[1..9], forces overwritten; per-atom terms when the
-  // pointers are not null. model_type (device) maps structure types to model types; type_counts
-  // (host) are the atoms of each model type, so no step waits for the device. With `fixed`, the
-  // sums that threads share are taken in 64-bit fixed point: the same bits every run.
+  // Adds the energy to totals[0], the virial to totals[1..9] and the forces to the atoms' forces;
+  // per-atom terms when the pointers are not null. model_type (device) maps structure types to
+  // model types; type_counts (host) are the atoms of each model type, so no step waits for the
+  // device. With `fixed`, the sums that threads share are taken in 64-bit fixed point (the same
+  // bits every run): totals must then hold zeros, and so must forces and per-atom virials unless
+  // outputs_hold_sums says that they hold other terms' sums (then scratch arrays take the sums).
   void compute(AtomsRef atoms, const NeighborRef& list, const int* model_type, const std::vector<int>& type_counts,
-               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed = nullptr);
+               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed = nullptr,
+               bool outputs_hold_sums = false);
   // Work memory held (bytes) and atoms per chunk, for reports.
   double work_bytes() const;
   long chunk_atoms() const;

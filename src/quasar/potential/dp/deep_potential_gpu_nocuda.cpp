@@ -12,7 +12,7 @@ GpuEvaluator::GpuEvaluator(const DpModel&, const EmbeddingTables*, Precision, lo
 GpuEvaluator::~GpuEvaluator() = default;
 void GpuEvaluator::set_extra(const std::vector<double>&) {}
 void GpuEvaluator::compute(AtomsRef, const NeighborRef&, const int*, const std::vector<int>&, double*, double*, double*,
-                           device::FixedPointSums*) {}
+                           device::FixedPointSums*, bool) {}
 double GpuEvaluator::work_bytes() const { return 0; }
 long GpuEvaluator::chunk_atoms() const { return 0; }
 

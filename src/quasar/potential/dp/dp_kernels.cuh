@@ -216,7 +216,7 @@ __global__ void fit_last_kernel(GpuModel m, ChunkRef c, LayerRef<S, A> L, const 
     }
     if (lane == 0) {
       e = static_cast<double>(v) + m.bias[c.ti];
-      if (atom_energy) atom_energy[c.atoms[warp]] = e;
+      if (atom_energy) atom_energy[c.atoms[warp]] += e;  // one writer per atom; other terms may have added
     }
   }
   if constexpr (Sum::fixed) {

@@ -129,7 +129,7 @@ Eam Eam::from_setfl(const std::string& file) {
 }
 
 Eam Eam::from_config(const ConfigTable& t, const std::filesystem::path& base_dir) {
-  t.allow_only({"type", "file", "format", "files"});
+  t.allow_only({"type", "name", "group", "file", "format", "files"});
   auto resolve = [&](const std::string& p) {
     const std::filesystem::path path(p);
     return (path.is_absolute() ? path : base_dir / path).string();
@@ -199,7 +199,8 @@ EamEval Eam::eval() const {
                  cut_ * cut_};
 }
 
-void Eam::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) {
+  const NeighborRef& list = lists[0];
   if (ntypes_ != atoms.num_types()) bind_types(atoms.type_names());
   upload(atoms.backend());
   const int n = atoms.size();

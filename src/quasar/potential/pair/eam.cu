@@ -1,6 +1,7 @@
 // EAM on a full neighbour list: one thread per atom in each of three passes (density, embedding,
-// forces), so no atom is written by two threads. Energy and virial totals are block sums, in fixed
-// point for deterministic outputs.
+// forces), so no atom is written by two threads: as the first term of an evaluation the kernels
+// write over stale forces and per-atom values, else they add. Energy and virial totals are block
+// sums, in fixed point for deterministic outputs.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/pair/eam.hpp"
@@ -14,7 +15,7 @@ constexpr int kBlock = 128;
 template <bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                          NeighborRef list, double* totals, double* atom_energy,
-                                                         Sum add) {
+                                                         bool overwrite, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[1] = {0};
   if (i < a.n) {
@@ -31,7 +32,7 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
     e.rho[i] = rho;
     e.fp[i] = fp;
     acc[0] = f;
-    if (kPerAtom) atom_energy[i] = f;
+    if (kPerAtom) atom_energy[i] = overwrite ? f : atom_energy[i] + f;
   }
   if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals, add);
 }
@@ -39,7 +40,7 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
 template <bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                        NeighborRef list, double* totals, double* atom_energy,
-                                                       double* atom_virial, Sum add) {
+                                                       double* atom_virial, bool overwrite, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
       e.eval.pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
       sums.add_pair(d, fpair, phi);
     }
-    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);  // adds to the embedding energy
+    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);  // adds to the embedding energy
   }
   if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals, add);
 }
@@ -64,9 +65,11 @@ void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOu
   const unsigned blocks = grid_for(atoms.size(), kBlock);
   double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
   double* av = kPerAtom ? out.atom_virial.data() : nullptr;
-  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, add);
+  const bool overwrite = out.contents == ForceOutput::Contents::Stale;
+  double* totals = out.term_totals();
+  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam density_kernel");
-  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, out.totals.data(), ae, av, add);
+  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, av, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam force_kernel");
 }
 
@@ -74,7 +77,7 @@ void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOu
 template <bool kPerAtom>
 void launch_deterministic(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out) {
   launch<true, kPerAtom>(e, atoms, list, out, device::FixedSum{out.fixed.start()});
-  out.fixed.finish(out.totals.data(), ForceOutput::kTotals, device::fixed_scale::kTotal);
+  out.fixed.finish(out.term_totals(), ForceOutput::kTotals, device::fixed_scale::kTotal);
 }
 
 }  // namespace
@@ -83,11 +86,9 @@ void eam_compute_cuda(EamArgs e, AtomState& atoms, const NeighborRef& list, cons
                       ForceOutput& out, Array<PackedAtom>& packed) {
   if (atoms.size() == 0) return;
   e.packed = pack_atoms(atoms, packed);
+  // The output was prepared (ForceOutput::begin): totals zeroed when requested, arrays sized.
   const bool energy = req.energy || req.virial || req.per_atom;
-  if (energy) out.totals.set_zero();
   if (req.per_atom) {
-    out.atom_energy.resize(atoms.size());
-    out.atom_virial.resize(9 * static_cast<std::size_t>(atoms.size()));
     if (out.deterministic) launch_deterministic<true>(e, atoms, list, out);
     else launch<true, true>(e, atoms, list, out);
   } else if (energy) {

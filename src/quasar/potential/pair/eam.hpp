@@ -26,13 +26,15 @@ class Eam : public Potential {
 
   std::string name() const override { return "eam"; }
   double cutoff() const override { return cut_; }
-  void bind_types(const std::vector<std::string>& type_names) override;
-  void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) override;
+  void bind(const SystemSetup& setup) override { bind_types(setup.type_names); }
+  void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
+  bool overwrites_outputs(Backend b) const override { return b == Backend::Cuda; }  // one thread per atom
   // Element names the file knows (setfl), or "*" / the funcfl map keys.
   const std::vector<std::string>& elements() const { return elements_; }
 
  private:
   Eam() = default;
+  void bind_types(const std::vector<std::string>& type_names);
   void upload(Backend b);
   EamEval eval() const;
 

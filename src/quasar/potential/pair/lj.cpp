@@ -21,7 +21,7 @@ LennardJones::LennardJones(std::map<std::string, LjSpecies> species, double cuto
 
 namespace {
 LennardJones from_config(const ConfigTable& t) {
-  t.allow_only({"type", "cutoff", "shift", "mixing", "species", "pair"});
+  t.allow_only({"type", "name", "group", "cutoff", "shift", "mixing", "species", "pair"});
   const std::string mixing = t.get_string("mixing", "geometric");
   if (mixing != "geometric" && mixing != "arithmetic")
     t.fail("mixing", "expected \"geometric\" or \"arithmetic\", got \"" + mixing + "\"");
@@ -100,7 +100,8 @@ void LennardJones::bind_types(const std::vector<std::string>& names) {
   }
 }
 
-void LennardJones::compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) {
+void LennardJones::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) {
+  const NeighborRef& list = lists[0];
   if (ntypes_ != atoms.num_types()) bind_types(atoms.type_names());
   if (table_.backend() != atoms.backend() || table_.size() != host_table_.size()) {
     table_ = Array<LjCoeff>(atoms.backend());

@@ -52,10 +52,12 @@ class LennardJones : public Potential {
 
   std::string name() const override { return "lj"; }
   double cutoff() const override { return max_cutoff_; }
-  void bind_types(const std::vector<std::string>& type_names) override;
-  void compute(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out) override;
+  void bind(const SystemSetup& setup) override { bind_types(setup.type_names); }
+  void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
+  bool overwrites_outputs(Backend b) const override { return b == Backend::Cuda; }  // one thread per atom
 
  private:
+  void bind_types(const std::vector<std::string>& type_names);
   std::map<std::string, LjSpecies> species_;
   double cutoff_;
   bool shift_, arithmetic_;

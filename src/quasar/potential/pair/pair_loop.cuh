@@ -1,8 +1,8 @@
 #pragma once
 // GPU loop over a full neighbour list for any pair potential (see pair_loop.hpp): one thread per
-// atom, no atomics on forces (each thread sums its atom's pairs in list order, the same every run);
-// energy and virial are reduced per block only when requested, in fixed point when the output asks
-// for deterministic sums.
+// atom, no atomics on forces (each thread sums its atom's pairs in list order, the same every run),
+// written over stale values as the first term of an evaluation, else added; energy and virial are
+// reduced per block only when requested, in fixed point when the output asks for deterministic sums.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/packed_atom.hpp"
@@ -48,7 +48,7 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
 template <class Eval, bool kEnergy, bool kPerAtom, class Sum>
 __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
                                                         NeighborRef list, double* totals, double* atom_energy,
-                                                        double* atom_virial, Sum add) {
+                                                        double* atom_virial, bool overwrite, Sum add) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -60,8 +60,8 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
       double fpair, e;
       if (eval(pi.type, tj, norm2(d), fpair, e)) sums.add_pair(d, fpair, e);
     }
-    if (kPerAtom) atom_energy[i] = 0;
-    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial);
+    if (kPerAtom && overwrite) atom_energy[i] = 0;
+    sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);
   }
   if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals, add);
 }
@@ -70,27 +70,26 @@ template <class Eval, class Sum>
 void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
                       ForceOutput& out, const PackedAtom* p, Sum add) {
   const unsigned blocks = grid_for(atoms.size(), 128);
+  const bool overwrite = out.contents == ForceOutput::Contents::Stale;
+  double* totals = out.term_totals();
   if (req.per_atom)
-    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(),
-                                                         out.atom_energy.data(), out.atom_virial.data(), add);
+    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, out.atom_energy.data(),
+                                                         out.atom_virial.data(), overwrite, add);
   else if (req.energy || req.virial)
-    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, out.totals.data(), nullptr, nullptr,
-                                                          add);
+    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
+                                                          overwrite, add);
   else
-    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr, add);
+    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr,
+                                                           overwrite, add);
   QUASAR_LAUNCH_CHECK("pair_loop_kernel");
 }
 
 template <class Eval>
 void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
                     ForceOutput& out, Array<PackedAtom>& packed) {
+  // The output was prepared (ForceOutput::begin): totals zeroed when requested, arrays sized.
   const int n = atoms.size();
   const bool energy = req.energy || req.virial || req.per_atom;
-  if (energy) out.totals.set_zero();
-  if (req.per_atom) {
-    out.atom_energy.resize(n);
-    out.atom_virial.resize(9 * static_cast<std::size_t>(n));
-  }
   if (n == 0) return;
   const PackedAtom* p = pack_atoms(atoms, packed);
   if (!(out.deterministic && energy)) {
@@ -98,7 +97,7 @@ void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list,
     return;
   }
   pair_loop_launch(eval, atoms, list, req, out, p, device::FixedSum{out.fixed.start()});
-  out.fixed.finish(out.totals.data(), ForceOutput::kTotals, device::fixed_scale::kTotal);
+  out.fixed.finish(out.term_totals(), ForceOutput::kTotals, device::fixed_scale::kTotal);
 }
 
 }  // namespace quasar

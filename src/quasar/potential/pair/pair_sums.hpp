@@ -9,16 +9,9 @@ namespace quasar {
 // Half list on the CPU: each pair once, acting on both atoms.
 class HalfListSums {
  public:
+  // Adds to forces and per-atom arrays as they are (zeroed, or holding earlier terms' sums).
   HalfListSums(AtomState& atoms, const ComputeRequest& req, ForceOutput& out)
-      : a_(atoms.ref()), n_(static_cast<std::size_t>(atoms.size())), per_atom_(req.per_atom), out_(out) {
-    for (int i = 0; i < a_.n; ++i) a_.fx[i] = a_.fy[i] = a_.fz[i] = 0;
-    if (per_atom_) {
-      out.atom_energy.resize(n_);
-      out.atom_virial.resize(9 * n_);
-      out.atom_energy.set_zero();
-      out.atom_virial.set_zero();
-    }
-  }
+      : a_(atoms.ref()), n_(static_cast<std::size_t>(atoms.size())), per_atom_(req.per_atom), out_(out) {}
   void add_pair(int i, int j, const Vec3& d, double fpair, double e) {
     a_.fx[i] -= fpair * d.x;
     a_.fy[i] -= fpair * d.y;
@@ -43,8 +36,9 @@ class HalfListSums {
     if (per_atom_) out_.atom_energy[i] += e;
   }
   void finish() {
-    out_.totals[0] = energy_;
-    for (int c = 0; c < 9; ++c) out_.totals[1 + c] = w_[c];
+    double* t = out_.term_totals();
+    t[0] += energy_;
+    for (int c = 0; c < 9; ++c) t[1 + c] += w_[c];
   }
 
  private:
@@ -78,14 +72,25 @@ struct FullListSums {
     acc[8] += h * d.z * d.y;
     acc[9] += h * d.z * d.z;
   }
-  // Writes atom i's force and, when asked, its energy and virial (component-major).
-  QUASAR_HD void store(AtomsRef& a, int i, double* atom_energy, double* atom_virial) const {
-    a.fx[i] = f[0];
-    a.fy[i] = f[1];
-    a.fz[i] = f[2];
+  // Atom i's force and, when asked, its energy and virial (component-major): written over stale
+  // values when `overwrite` (the first term of an evaluation), else added. The energy is always
+  // added: a kernel that overwrites sets atom_energy[i] itself first (EAM: the embedding energy).
+  QUASAR_HD void store(AtomsRef& a, int i, double* atom_energy, double* atom_virial, bool overwrite) const {
+    if (overwrite) {
+      a.fx[i] = f[0];
+      a.fy[i] = f[1];
+      a.fz[i] = f[2];
+    } else {
+      a.fx[i] += f[0];
+      a.fy[i] += f[1];
+      a.fz[i] += f[2];
+    }
     if (!atom_energy) return;
     atom_energy[i] += acc[0];
-    for (int c = 0; c < 9; ++c) atom_virial[static_cast<long>(c) * a.n + i] = acc[1 + c];
+    for (int c = 0; c < 9; ++c) {
+      double& w = atom_virial[static_cast<long>(c) * a.n + i];
+      w = overwrite ? acc[1 + c] : w + acc[1 + c];
+    }
   }
 };
 

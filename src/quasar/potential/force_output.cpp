@@ -1,0 +1,53 @@
+#include "quasar/potential/force_output.hpp"
+
+#include <algorithm>
+
+namespace quasar {
+
+void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites) {
+  terms_ = std::max(terms, 1);
+  term_ = 0;
+  started_ = false;
+  const std::size_t n = static_cast<std::size_t>(atoms.size());
+  totals.resize(static_cast<std::size_t>(kTotals) * terms_);
+  if (req.energy || req.virial || req.per_atom) totals.set_zero();
+  if (req.per_atom) {
+    atom_energy.resize(n);
+    atom_virial.resize(9 * n);
+  }
+  contents = first_overwrites ? Contents::Stale : Contents::Zero;
+  if (first_overwrites) return;
+  for (Array<double>* f : {&atoms.fx, &atoms.fy, &atoms.fz}) f->set_zero();
+  if (req.per_atom) {
+    atom_energy.set_zero();
+    atom_virial.set_zero();
+  }
+}
+
+void ForceOutput::begin_term(int k) {
+  if (started_) contents = Contents::Sums;
+  started_ = true;
+  term_ = k;
+}
+
+std::vector<double> ForceOutput::summed_totals() const {
+  const std::vector<double> t = totals.to_vector();
+  std::vector<double> sum(t.begin(), t.begin() + kTotals);
+  for (int k = 1; k < terms_; ++k)
+    for (int c = 0; c < kTotals; ++c) sum[c] += t[static_cast<std::size_t>(k) * kTotals + c];
+  return sum;
+}
+
+Mat3 ForceOutput::virial() const {
+  const auto t = summed_totals();
+  return {{{t[1], t[2], t[3]}, {t[4], t[5], t[6]}, {t[7], t[8], t[9]}}};
+}
+
+std::vector<double> ForceOutput::term_energies() const {
+  const std::vector<double> t = totals.to_vector();
+  std::vector<double> e(terms_);
+  for (int k = 0; k < terms_; ++k) e[k] = t[static_cast<std::size_t>(k) * kTotals];
+  return e;
+}
+
+}  // namespace quasar
