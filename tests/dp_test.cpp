@@ -87,7 +87,7 @@ struct Tolerance {
 // the bound is not 0, as the GPU sums in another order), forces 2.9e-17 eV/Å on the CPU and 2.3e-17
 // on the H100, atomic virials 8.1e-17 eV on the CPU and 7.6e-17 on the H100 (also layer by layer).
 // DeePMD-kit holds itself to 1e-10..1e-12 on these.
-constexpr Tolerance kSea{1e-12, 1e-15, 1e-14};
+constexpr Tolerance kSea{1e-12, 1e-15, 5e-15};
 // fparam_aparam's cases: measured 1.2e-8 eV atomic energies, 1.7e-8 forces and virials, on the CPU and
 // the H100 alike. The descriptor and the last fitting layer's input agree to 2e-15 (checked inside),
 // but the expected energies, forces and virials differ from the model's output layer applied to that

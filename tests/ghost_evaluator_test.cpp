@@ -108,7 +108,7 @@ TEST_P(GhostEvaluatorTest, MatchesThePeriodicEvaluation) {
   }
   EXPECT_TRUE(de.within(cpu ? 1e-11 : 1e-10));
   EXPECT_TRUE(dw.within(1e-12));
-  EXPECT_TRUE(df.within(1e-12));
+  EXPECT_TRUE(df.within(5e-13));
 }
 
 QUASAR_INSTANTIATE_BACKENDS(GhostEvaluatorTest);
