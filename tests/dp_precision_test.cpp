@@ -139,6 +139,8 @@ class GpuPrecision : public Compression {
   }
 };
 
+// H100, the largest over the chunk sizes, exact and compressed nets, also layer by layer: 1.1e-12
+// eV/molecule, forces 6.7e-17 eV/Å, virial 8.5e-13 eV.
 TEST_F(GpuPrecision, DoubleEqualsTheCpuForAnyChunkSize) {
   for (bool comp : {false, true}) {
     const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
@@ -146,8 +148,8 @@ TEST_F(GpuPrecision, DoubleEqualsTheCpuForAnyChunkSize) {
       const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, chunk, water_);
       report(std::string("double") + (comp ? ", compressed" : "") + ", chunk " + std::to_string(chunk), d);
       EXPECT_LT(d.energy_per_molecule, 1e-11) << comp << " " << chunk;
-      EXPECT_LT(d.force_max, 1e-10) << comp << " " << chunk;
-      EXPECT_LT(d.virial_max, 1e-9) << comp << " " << chunk;
+      EXPECT_LT(d.force_max, 5e-15) << comp << " " << chunk;
+      EXPECT_LT(d.virial_max, 5e-11) << comp << " " << chunk;
     }
   }
 }
@@ -162,15 +164,15 @@ TEST_F(GpuPrecision, TwoSidedEmbeddingsOnTheGpu) {
   const dp::DpModel m = dp::model_from_json(dict, "two-sided");
   const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, 0, water_);
   report("double, two-sided embeddings", d);
-  EXPECT_LT(d.energy_per_molecule, 1e-11);
-  EXPECT_LT(d.force_max, 1e-10);
+  EXPECT_LT(d.energy_per_molecule, 1e-11);  // H100: 1.3e-12 (also layer by layer)
+  EXPECT_LT(d.force_max, 5e-15);            // H100: 6.4e-17
 }
 
 // The trained model (deeppot_sea) in each mode against CPU double. Tolerances from the deviations
-// measured on the H100 (docs/performance.md, "Precision modes against double"): mixed32 9.3e-8
-// eV/molecule, forces 3.2e-9 RMS and 1.4e-8 max eV/Å (compressed 8.4e-8, 2.4e-9, 1.2e-8), well inside
-// the required 1e-5; mixed16 1.7e-5 eV/molecule, 7.2e-6 RMS and 2.9e-5 max eV/Å (compressed 1.7e-5,
-// 5.6e-6, 2.0e-5), below DeePMD-kit's published mixed-precision figures (3.6e-3 eV/molecule, 5.7e-3 eV/Å).
+// measured on the H100 (docs/performance.md, "Precision modes against double"; the largest of the
+// exact and compressed nets, also layer by layer): mixed32 9.9e-8 eV/molecule, forces 3.2e-9 RMS and
+// 1.6e-8 max eV/Å, inside the required 1e-5 eV/molecule; mixed16 1.7e-5 eV/molecule, 7.2e-6 RMS and
+// 2.9e-5 max eV/Å, below DeePMD-kit's published mixed-precision figures (3.6e-3 eV/molecule, 5.7e-3 eV/Å).
 TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
   std::printf("deeppot_sea.yaml, 512 water molecules, GPU vs CPU double:\n");
   for (bool comp : {false, true}) {
@@ -179,7 +181,7 @@ TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
     const Deviation d16 = gpu_vs_cpu(m, dp::Precision::Mixed16, 0, water_);
     report(comp ? "mixed32, compressed" : "mixed32", d32);
     report(comp ? "mixed16, compressed" : "mixed16", d16);
-    EXPECT_LT(d32.energy_per_molecule, 1e-5);
+    EXPECT_LT(d32.energy_per_molecule, 5e-6);
     EXPECT_LT(d32.force_rms, 1e-7);
     EXPECT_LT(d32.force_max, 1e-6);
     EXPECT_LT(d16.energy_per_molecule, 1e-3);
@@ -189,9 +191,9 @@ TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
 }
 
 // DeePMD-kit's full water architecture (random weights: the energies mean nothing, the rounding
-// errors of the architecture do). Measured on the H100 (docs/performance.md): double 1.7e-13
-// eV/molecule, forces 6.6e-16 eV/Å max; mixed32 5.1e-8, 2.6e-8 RMS, 1.1e-7 max (compressed 2.9e-8,
-// 2.2e-8, 8.7e-8); mixed16 2.0e-4, 5.4e-5 RMS, 2.1e-4 max (compressed 1.1e-4, 3.6e-5, 1.4e-4).
+// errors of the architecture do). Measured on the H100 (docs/performance.md; the largest of the exact
+// and compressed nets, also layer by layer): double 1.7e-13 eV/molecule, forces 6.4e-16 eV/Å max;
+// mixed32 8.2e-8 eV/molecule, 2.6e-8 RMS, 1.1e-7 max; mixed16 2.0e-4, 5.4e-5 RMS, 2.1e-4 max.
 TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
   const std::string bench = test::shared_path("reference/deepmd/bench/water-se_e2_a-bench.dp");
   if (bench.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd/bench is not here");
@@ -208,7 +210,7 @@ TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
       report(std::string("bench net, ") + dp::precision_name(p) + (comp ? ", compressed" : ""), d);
       if (p == dp::Precision::Double) {
         EXPECT_LT(d.energy_per_molecule, 1e-11);
-        EXPECT_LT(d.force_max, 1e-13);
+        EXPECT_LT(d.force_max, 5e-14);
       } else if (p == dp::Precision::Mixed32) {
         EXPECT_LT(d.energy_per_molecule, 1e-6);
         EXPECT_LT(d.force_rms, 1e-6);

@@ -44,13 +44,12 @@ class LammpsTrajectory : public testing::TestWithParam<Backend> {
     const double dke = std::abs(t.kinetic - l.thermo[2]) / std::abs(l.thermo[2]);
     std::printf("measured on %s after %ld steps: position %.2g Å, velocity %.2g Å/ps, pe %.2g and ke %.2g relative\n",
                 backend_name(GetParam()), steps, dx, dv, dpe, dke);
-    // CPU: measured 1.4e-14 Å, 3.3e-13 Å/ps, 3.4e-15 and 1.7e-15 relative. The GPU's bounds are the
-    // ones from before measuring.
-    const bool cpu = GetParam() == Backend::Cpu;
-    EXPECT_LT(dx, cpu ? 1e-12 : 1e-9);
-    EXPECT_LT(dv, cpu ? 1e-11 : 1e-7);
-    EXPECT_LT(dpe, cpu ? 1e-13 : 1e-9);
-    EXPECT_LT(dke, cpu ? 1e-13 : 1e-9);
+    // Measured on the CPU: 1.4e-14 Å, 3.3e-13 Å/ps, 3.4e-15 and 1.7e-15 relative; on the H100: 1.4e-14
+    // Å, 3.4e-13 Å/ps, 9.8e-15 and 2.2e-15 relative.
+    EXPECT_LT(dx, 1e-12);
+    EXPECT_LT(dv, 1e-11);
+    EXPECT_LT(dpe, 1e-13);
+    EXPECT_LT(dke, 1e-13);
   }
 };
 
