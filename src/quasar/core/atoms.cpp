@@ -33,7 +33,7 @@ void permute_array(Array<T>& a, const Array<int>& perm, Array<T>& scratch) {
 AtomState::AtomState(Backend backend, const Structure& s, int n_local)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
-      id(backend), backend_(backend) {
+      id(backend), index_of(backend), backend_(backend) {
   load(s, n_local);
 }
 
@@ -69,13 +69,14 @@ void AtomState::load(const Structure& s, int n_local) {
     image->set_zero();
   }
   id.assign(column<long>(n, [](std::size_t i) { return static_cast<long>(i); }));
+  index_of.assign(column<int>(n, [](std::size_t i) { return static_cast<int>(i); }));
   file_ids_ = s.ids;
 }
 
 AtomsRef AtomState::ref() {
   return AtomsRef{n_, box_, x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), fx.data(), fy.data(),
                   fz.data(), type.data(), charge.empty() ? nullptr : charge.data(), type_mass.data(), ix.data(),
-                  iy.data(), iz.data(), id.data(), n_local_};
+                  iy.data(), iz.data(), id.data(), index_of.data(), n_local_};
 }
 
 Structure AtomState::to_structure() const {
@@ -129,6 +130,18 @@ void AtomState::permute(const Array<int>& perm) {
   for (Array<double>* a : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &charge}) permute_array(*a, perm, sd);
   for (Array<int>* a : {&type, &ix, &iy, &iz}) permute_array(*a, perm, si);
   permute_array(id, perm, sl);
+  update_index_of();
+}
+
+void AtomState::update_index_of() {
+  index_of.resize(static_cast<std::size_t>(n_));
+  if (index_of.on_device()) {
+#ifdef QUASAR_HAVE_CUDA
+    device::invert_permutation(index_of.data(), id.data(), n_);
+#endif
+  } else {
+    for (int i = 0; i < n_; ++i) index_of[static_cast<std::size_t>(id[static_cast<std::size_t>(i)])] = i;
+  }
 }
 
 }  // namespace quasar

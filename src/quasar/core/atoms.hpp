@@ -11,7 +11,7 @@ namespace quasar {
 // alike. Positions may lie outside the cell between neighbour-list builds.
 struct AtomsRef {
   int n = 0;
-  Box box;
+  Box box;                      // the cell (of every atom: one system)
   double *x, *y, *z;
   double *vx, *vy, *vz;
   double *fx, *fy, *fz;
@@ -20,7 +20,11 @@ struct AtomsRef {
   const double* type_mass;    // per type
   int *ix, *iy, *iz;          // periodic image counters (unwrapped r = r + image * h)
   long* id;                   // id of the atom in the input (kept through spatial sorting)
+  const int* index_of;        // current index of the atom with input index k: index_of[id[i]] == i
   int n_local = 0;            // atoms with id < n_local are centres; the rest are ghosts (see AtomState)
+
+  // The cell atom i lives in: every displacement and image translation of atom i goes through it.
+  QUASAR_HD const Box& box_of(int /*i*/) const { return box; }
 };
 
 // Atom state in structure-of-arrays form on one backend. In a GPU run it lives on the device for
@@ -64,6 +68,9 @@ class AtomState {
   Array<double> type_mass;
   Array<int> ix, iy, iz;
   Array<long> id;
+  Array<int> index_of;  // input index -> current index (the inverse of id), kept through sorting
+  // Recomputes index_of after id was assigned directly (checkpoints); permute and load keep it.
+  void update_index_of();
 
  private:
   Backend backend_;

@@ -30,7 +30,16 @@ __global__ void join_rows_kernel(const double* __restrict__ x, const double* __r
   rows[3 * i + 1] = y[i];
   rows[3 * i + 2] = z[i];
 }
+__global__ void invert_permutation_kernel(int* __restrict__ inverse, const long* __restrict__ perm, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) inverse[perm[i]] = i;
+}
 }  // namespace
+void invert_permutation(int* inverse, const long* perm, int n) {
+  if (n <= 0) return;
+  invert_permutation_kernel<<<grid_for(n, 256), 256>>>(inverse, perm, n);
+  QUASAR_LAUNCH_CHECK("invert_permutation");
+}
 void split_rows(const double* rows, double* x, double* y, double* z, int n) {
   if (n <= 0) return;
   split_rows_kernel<<<grid_for(n, 256), 256>>>(rows, x, y, z, n);

@@ -249,6 +249,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   Array<int>* int_arrays[] = {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz};
   for (int k = 0; k < 4; ++k) int_arrays[k]->assign(ints[k]);
   atoms_.id.assign(ids);
+  atoms_.update_index_of();
   if (charges) atoms_.charge.assign(charge);
   integrator_.set_state(state);
   step_ = step;

@@ -42,7 +42,7 @@ __global__ void environment_kernel(GpuModel m, AtomsRef a, NeighborRef list, con
   if (threadIdx.x < nt) count[threadIdx.x] = 0;
   for (int k = threadIdx.x; k < nk; k += blockDim.x) {
     int j;
-    const double r = sqrt(norm2(list.delta(a.box, a.x, a.y, a.z, i, k, j)));
+    const double r = sqrt(norm2(list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j)));
     dist[k] = r;
     type[k] = r < m.rcut ? model_type[a.type[j]] : -1;
   }
@@ -71,7 +71,7 @@ __global__ void environment_kernel(GpuModel m, AtomsRef a, NeighborRef list, con
     atomicAdd(&count[t], 1);
     if (rank >= m.sel[t]) continue;
     int j;
-    const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);
+    const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
     write(t, rank, m.pair_excluded[ti * nt + t] ? -1 : j, d);
   }
   __syncthreads();

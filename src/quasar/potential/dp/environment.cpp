@@ -16,7 +16,7 @@ void environment(const DpModel& model, const AtomsRef& a, const NeighborRef& lis
   std::vector<Vec3> disp(list.count[i]);
   for (int k = 0; k < list.count[i]; ++k) {
     int j;
-    disp[k] = list.delta(a.box, a.x, a.y, a.z, i, k, j);
+    disp[k] = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
     const double r = std::sqrt(norm2(disp[k]));
     const int tj = mtype[a.type[j]];
     // Excluded pairs leave the list after the nearest sel[t] are chosen, as DeePMD-kit does.

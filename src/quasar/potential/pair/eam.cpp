@@ -222,7 +222,7 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < list.count[i]; ++k) {
       int j;
-      const double r2 = norm2(list.delta(a.box, a.x, a.y, a.z, i, k, j));
+      const double r2 = norm2(list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j));
       if (r2 >= ev.cutsq) continue;
       const double r = std::sqrt(r2);
       rho_[i] += ev.density(a.type[j], a.type[i], r);
@@ -236,7 +236,7 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < list.count[i]; ++k) {
       int j;
-      const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);
+      const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
       const double r2 = norm2(d);
       if (r2 >= ev.cutsq) continue;
       double fpair, phi;

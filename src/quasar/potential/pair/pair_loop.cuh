@@ -40,7 +40,7 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
   if (code) {
     int u, v, w;
     unpack_image(code, u, v, w);
-    d += a.box.shift(u, v, w);
+    d += a.box_of(i).shift(u, v, w);
   }
   return d;
 }

@@ -15,7 +15,7 @@ void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, 
     const int ti = a.type[i];
     for (int k = 0; k < list.count[i]; ++k) {
       int j;
-      const Vec3 d = list.delta(a.box, a.x, a.y, a.z, i, k, j);
+      const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
       double fpair, e;
       if (eval(ti, a.type[j], norm2(d), fpair, e)) sums.add_pair(i, j, d, fpair, e);
     }
