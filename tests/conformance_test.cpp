@@ -1,0 +1,307 @@
+// The conformance suite: the checks every potential family passes, each on every backend.
+// A family joins with one entry in cases() (a force field, a structure and its tolerances) and one
+// INSTANTIATE line below; the test names read "Family/Conformance.Check/backend".
+//   FiniteDifferences      forces and virial against central differences of the energy
+//   PerAtomSumsAreTotals   per-atom energies and virials add up to the totals
+//   Invariances            translation, rotation (atoms and cell) and permutation of the atoms
+//   BackendsAgree          the GPU against the CPU's double-precision reference, with and without
+//                          deterministic sums (on the CPU: deterministic sums change no bit)
+//   RestartIsBitForBit     an MD run restarted from its checkpoint ends as the uninterrupted one
+// Tolerances sit within about 100x of what was measured (each case says what).
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <random>
+
+#include "quasar/io/deepmd_npy.hpp"
+#include "quasar/md/simulation.hpp"
+#include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "test_systems.hpp"
+
+namespace quasar {
+namespace {
+
+struct Tolerances {
+  double fd_force = 1e-8, fd_virial = 1e-7;  // relative to max(1, |finite difference|)
+  double atom_sum = 1e-13;                   // per-atom sums against totals, relative to max(1, |total|)
+  double invariance = 1e-12;                 // energies (relative), forces and virials (relative to max |F|, |E|)
+  double gpu = 1e-11;                        // GPU against CPU: energy relative, forces eV/Å, virial relative to |E|
+};
+
+struct Case {
+  std::string name;
+  std::function<ForceField()> make;  // a fresh force field (nothing shared between evaluations)
+  std::function<Structure()> structure;
+  Tolerances tol;
+  double dt_fs = 2.0, temperature = 300;
+  std::string missing;  // why the case cannot run here ("" when it can)
+  test::Dependency needs = test::Dependency::SharedData;
+};
+
+Case make_case(std::string name, std::function<ForceField()> make, std::function<Structure()> structure) {
+  Case c;
+  c.name = std::move(name);
+  c.make = std::move(make);
+  c.structure = std::move(structure);
+  return c;
+}
+
+ForceField of(std::unique_ptr<Potential> p) { return ForceField(std::shared_ptr<Potential>(std::move(p))); }
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  // Lennard-Jones argon, a sheared 108-atom cell narrower than twice the cutoff. Measured on the CPU:
+  // finite differences 1.8e-10 (forces) and 3.8e-9 (virial), atom sums 2.2e-15, invariances 1.1e-14.
+  Case lj = make_case("LennardJones", [] { return of(test::argon_lj()); },
+                      [] { return test::distorted_fcc({3, 3, 3}, 5.26, 0.1, 0.1, 21, {"Ar"}); });
+  lj.tol.fd_force = 1e-8;
+  lj.tol.fd_virial = 1e-7;
+  lj.temperature = 100;
+  out.push_back(lj);
+
+  // EAM (setfl), Cu and Ni. Measured on the CPU: 7.8e-8 (forces) and 3.9e-8 (virial), sums 1e-15,
+  // invariances 4.4e-15.
+  const std::string cuni = test::lammps_potential("CuNi.eam.alloy");
+  Case setfl = make_case("EamSetfl", [cuni] { return of(std::make_unique<Eam>(Eam::from_setfl(cuni))); },
+                         [] { return test::distorted_fcc({3, 3, 3}, 3.58, -0.1, 0.08, 22, {"Cu", "Ni"}); });
+  setfl.tol.fd_force = setfl.tol.fd_virial = 1e-6;
+  setfl.needs = test::Dependency::LammpsData;
+  if (cuni.empty()) setfl.missing = "lammps-data's CuNi.eam.alloy is not installed";
+  out.push_back(setfl);
+
+  // EAM (funcfl) in a cell narrower than twice its cutoff. Measured on the CPU: 5.9e-9 (forces and virial).
+  Case funcfl = make_case("EamFuncfl", [] { return of(test::copper_eam()); },
+                          [] { return test::distorted_fcc({2, 2, 2}, 3.615, 0.15, 0.08, 23); });
+  funcfl.tol.fd_force = funcfl.tol.fd_virial = 1e-7;
+  funcfl.needs = test::Dependency::LammpsData;
+  if (!test::copper_eam()) funcfl.missing = "lammps-data's Cu_u3.eam is not installed";
+  out.push_back(funcfl);
+
+  // DeePMD-kit's water model on a 192-atom frame of its water data.
+  const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
+  const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
+  Case dp = make_case("DeepPotential",
+                      [model] { return of(std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(model))); },
+                      [data] { return io::read_deepmd_frame(data, 0, 0); });
+  // Finite differences of an energy of 3e4 eV with h = 1e-5 Å round off near 3e-7: measured 9.8e-7
+  // (forces) and 6.2e-7 (virial); sums 0 and 7.3e-19, invariances 3.3e-16.
+  dp.tol.fd_force = dp.tol.fd_virial = 1e-5;
+  dp.tol.gpu = 1e-10;
+  dp.dt_fs = 0.5;
+  if (model.empty() || data.empty()) dp.missing = "../shared/reference/deepmd is not here";
+  out.push_back(dp);
+  return out;
+}
+
+// The case of the running test, from its instantiation name ("LennardJones/Conformance").
+const Case& current_case() {
+  static const std::vector<Case> all = cases();
+  const std::string suite = testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+  const std::string name = suite.substr(0, suite.find('/'));
+  for (const Case& c : all)
+    if (c.name == name) return c;
+  throw Error("no conformance case " + name);
+}
+
+Mat3 rotation(double ax, double ay, double az) {
+  const Mat3 rx{{{1, 0, 0}, {0, std::cos(ax), -std::sin(ax)}, {0, std::sin(ax), std::cos(ax)}}};
+  const Mat3 ry{{{std::cos(ay), 0, std::sin(ay)}, {0, 1, 0}, {-std::sin(ay), 0, std::cos(ay)}}};
+  const Mat3 rz{{{std::cos(az), -std::sin(az), 0}, {std::sin(az), std::cos(az), 0}, {0, 0, 1}}};
+  return rx * ry * rz;
+}
+
+class Conformance : public testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    c_ = &current_case();
+    if (!c_->missing.empty()) return test::missing(c_->needs, c_->missing);
+    ff_ = c_->make();
+    s_ = c_->structure();
+  }
+  Evaluation eval(const Structure& s, bool per_atom = false) { return evaluate(ff_, s, GetParam(), per_atom); }
+  std::string on() const { return std::string(" (") + c_->name + " on " + backend_name(GetParam()) + ")"; }
+
+  const Case* c_ = nullptr;
+  ForceField ff_;
+  Structure s_;
+};
+
+TEST_P(Conformance, FiniteDifferences) {
+  // On the GPU the energies sum in another order: 1e-6 for every case (H100 at most 1.1e-8 for the
+  // forces and 3.7e-8 for the virial).
+  const bool cpu = GetParam() == Backend::Cpu;
+  const double ftol = cpu ? c_->tol.fd_force : 1e-6, wtol = cpu ? c_->tol.fd_virial : 1e-6;
+  test::MaxError df("force - finite difference, relative" + on()), dw("virial - finite difference, relative" + on());
+  const Evaluation e = eval(s_);
+  const double h = 1e-5;
+  for (std::size_t i : {std::size_t{0}, s_.size() / 3, s_.size() - 1})
+    for (int k = 0; k < 3; ++k) {
+      Structure p = s_, m = s_;
+      p.positions[i][k] += h;
+      m.positions[i][k] -= h;
+      const double fd = -(eval(p).energy - eval(m).energy) / (2 * h);
+      df.add(e.forces[i][k] / std::max(1.0, std::abs(fd)), fd / std::max(1.0, std::abs(fd)));
+    }
+  EXPECT_TRUE(df.within(ftol));
+  // W_ab = -dE/d(delta_ab) for r -> r (I + delta), the cell likewise.
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      auto strained = [&](double d) {
+        Structure s = s_;
+        Mat3 def = identity3();
+        def(a, b) += d;
+        s.box.set_matrix(s_.box.h * def);
+        for (auto& r : s.positions) r = s_.box.origin + (r - s_.box.origin) * def;
+        return eval(s).energy;
+      };
+      const double fd = -(strained(h) - strained(-h)) / (2 * h);
+      dw.add(e.virial(a, b) / std::max(1.0, std::abs(fd)), fd / std::max(1.0, std::abs(fd)));
+    }
+  EXPECT_TRUE(dw.within(wtol));
+}
+
+TEST_P(Conformance, PerAtomSumsAreTotals) {
+  const Evaluation e = eval(s_, true);
+  ASSERT_EQ(e.atom_energy.size(), s_.size());
+  double esum = 0;
+  Mat3 wsum{};
+  for (std::size_t i = 0; i < s_.size(); ++i) {
+    esum += e.atom_energy[i];
+    wsum = wsum + e.atom_virial[i];
+  }
+  const double scale = std::max(1.0, std::abs(e.energy));
+  test::MaxError de("sum of atomic energies, relative" + on()), dw("sum of atomic virials, relative to |E|" + on());
+  de.add(esum / scale, e.energy / scale);
+  for (int k = 0; k < 9; ++k) dw.add(wsum(k / 3, k % 3) / scale, e.virial(k / 3, k % 3) / scale);
+  double terms = 0;
+  for (const TermEnergy& t : e.terms) terms += t.energy;
+  de.add(terms / scale, e.energy / scale);
+  EXPECT_TRUE(de.within(c_->tol.atom_sum));
+  EXPECT_TRUE(dw.within(c_->tol.atom_sum));
+}
+
+TEST_P(Conformance, Invariances) {
+  const Evaluation e = eval(s_);
+  const double escale = std::max(1.0, std::abs(e.energy));
+  double fscale = 1.0;
+  for (const Vec3& f : e.forces) fscale = std::max(fscale, std::sqrt(norm2(f)));
+  auto compare = [&](const std::string& what, const Evaluation& got, const std::vector<std::size_t>& order,
+                     const Mat3& r) {
+    test::MaxError de(what + ": energy, relative" + on()), df(what + ": forces, relative to max |F|" + on()),
+        dw(what + ": virial, relative to |E|" + on());
+    de.add(got.energy / escale, e.energy / escale);
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      const Vec3 want = e.forces[order[i]] * r;  // row vectors: f' = f R
+      for (int k = 0; k < 3; ++k) df.add(got.forces[i][k] / fscale, want[k] / fscale);
+    }
+    const Mat3 want_w = transpose(r) * e.virial * r;
+    for (int k = 0; k < 9; ++k) dw.add(got.virial(k / 3, k % 3) / escale, want_w(k / 3, k % 3) / escale);
+    EXPECT_TRUE(de.within(c_->tol.invariance));
+    EXPECT_TRUE(df.within(c_->tol.invariance));
+    EXPECT_TRUE(dw.within(c_->tol.invariance));
+  };
+  std::vector<std::size_t> same(s_.size());
+  std::iota(same.begin(), same.end(), std::size_t{0});
+  {
+    Structure t = s_;
+    for (Vec3& p : t.positions) p += Vec3{0.37, -1.21, 2.03};
+    compare("translation", eval(t), same, identity3());
+  }
+  {
+    // Atoms and cell rotated together: rows r -> r R, lattice vectors likewise.
+    const Mat3 r = rotation(0.3, -0.7, 1.1);
+    Structure t = s_;
+    t.box = Box::from_matrix(s_.box.h * r, s_.box.origin * r,
+                             {s_.box.periodic[0] != 0, s_.box.periodic[1] != 0, s_.box.periodic[2] != 0});
+    for (Vec3& p : t.positions) p = p * r;
+    compare("rotation", eval(t), same, r);
+  }
+  {
+    std::vector<std::size_t> order = same;
+    std::shuffle(order.begin(), order.end(), std::mt19937(7));
+    Structure t = s_;
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      t.positions[i] = s_.positions[order[i]];
+      t.types[i] = s_.types[order[i]];
+    }
+    compare("permutation", eval(t), order, identity3());
+  }
+}
+
+TEST_P(Conformance, BackendsAgree) {
+  const Evaluation c = evaluate(ff_, s_, Backend::Cpu, true);
+  if (GetParam() == Backend::Cpu) {
+    // The CPU path is deterministic either way: deterministic sums change no bit there.
+    const Evaluation d = evaluate(ff_, s_, Backend::Cpu, true, -1, true);
+    EXPECT_EQ(d.energy, c.energy);
+    for (std::size_t i = 0; i < s_.size(); ++i)
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(d.forces[i][k], c.forces[i][k]) << "atom " << i;
+    return;
+  }
+  const double scale = std::max(1.0, std::abs(c.energy));
+  for (const bool deterministic : {false, true}) {
+    const Evaluation g = evaluate(ff_, s_, GetParam(), true, -1, deterministic);
+    const std::string what = std::string(deterministic ? "deterministic " : "") + "GPU - CPU: ";
+    test::MaxError de(what + "energy, relative" + on()), df(what + "forces (eV/Å)" + on()),
+        dw(what + "virial, relative to |E|" + on()), da(what + "atomic energies (eV)" + on());
+    de.add(g.energy / scale, c.energy / scale);
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      for (int k = 0; k < 3; ++k) df.add(g.forces[i][k], c.forces[i][k]);
+      da.add(g.atom_energy[i], c.atom_energy[i]);
+    }
+    for (int k = 0; k < 9; ++k) dw.add(g.virial(k / 3, k % 3) / scale, c.virial(k / 3, k % 3) / scale);
+    EXPECT_TRUE(de.within(c_->tol.gpu));
+    EXPECT_TRUE(df.within(c_->tol.gpu));
+    EXPECT_TRUE(dw.within(c_->tol.gpu));
+    EXPECT_TRUE(da.within(c_->tol.gpu));
+  }
+}
+
+// 40 Langevin steps, re-sorted in space inside both halves, against 20 + a restart for 20 more. Both
+// runs write the checkpoint at step 20 (writing one rebuilds the lists, which the restart repeats). On
+// the GPU with deterministic sums (without them GPU runs are not reproducible bit for bit).
+TEST_P(Conformance, RestartIsBitForBit) {
+  const auto dir = test::scratch_dir("conformance-" + c_->name);
+  md::MdSettings st;
+  st.integrator.kind = "langevin";
+  st.integrator.dt = c_->dt_fs * 1e-3;
+  st.integrator.temperature = c_->temperature;
+  st.steps = 40;
+  st.sort_every = 15;
+  st.deterministic = GetParam() == Backend::Cuda;
+  st.output.progress = st.output.thermo_screen = false;
+  st.output.thermo_every = 10;
+  st.output.checkpoint = (dir / "full.chk").string();
+  st.output.checkpoint_every = 20;
+  md::Simulation full(s_, c_->make(), st, GetParam());
+  full.run();
+  const Structure want = full.atoms().to_structure();
+  md::MdSettings first = st;
+  first.steps = 20;
+  first.output.checkpoint = (dir / "half.chk").string();
+  md::Simulation a(s_, c_->make(), first, GetParam());
+  a.run();
+  md::MdSettings second = st;
+  second.restart = first.output.checkpoint;
+  second.output.checkpoint.clear();
+  md::Simulation b(s_, c_->make(), second, GetParam());
+  b.run();
+  const Structure got = b.atoms().to_structure();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_EQ(got.positions[i][k], want.positions[i][k]) << "atom " << i;
+      ASSERT_EQ(got.velocities[i][k], want.velocities[i][k]) << "atom " << i;
+    }
+  EXPECT_EQ(b.thermo().potential, full.thermo().potential);
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(LennardJones, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
+INSTANTIATE_TEST_SUITE_P(EamSetfl, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
+INSTANTIATE_TEST_SUITE_P(EamFuncfl, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
+INSTANTIATE_TEST_SUITE_P(DeepPotential, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
+
+}  // namespace
+}  // namespace quasar
