@@ -7,8 +7,10 @@
 // "single" is evaluate() per frame (what `quasar eval` did for each frame); "reused" keeps one
 // AtomState, list and output and loads each frame into them (the best a frame-by-frame loop can do).
 // The largest relative difference of batched and single energies and forces is printed as a check.
-// usage: bench_batch_bench [--device cpu|cuda] [--systems "water lj"] [--frames "64 1024"]
-//                          [--single-frames N] [--precision double|mixed32|mixed16]
+// Without $QUASAR_DP_WATER and $QUASAR_WATER_DATA the water rows are skipped with a note.
+// usage: bench_batch_bench [--device cpu|cuda] [--systems "water lj"] [--water-frames "64 1024"]
+//                          [--lj-frames "1024 16384"] [--single-frames N] [--precision double|mixed32|mixed16]
+// (--single-frames: frames timed one at a time, N for water and 8 N for LJ)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -133,12 +135,14 @@ Rates measure(ForceField& ff, const std::vector<Structure>& frames, long single_
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string device = "auto", systems_arg = "water lj", frames_arg = "64 1024", precision = "double";
+  std::string device = "auto", systems_arg = "water lj", water_frames_arg = "64 1024", lj_frames_arg = "1024 16384",
+              precision = "double";
   long single_frames = 256;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--device")) device = argv[i + 1];
     else if (!std::strcmp(argv[i], "--systems")) systems_arg = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--frames")) frames_arg = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--water-frames")) water_frames_arg = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--lj-frames")) lj_frames_arg = argv[i + 1];
     else if (!std::strcmp(argv[i], "--single-frames")) single_frames = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
     else {
@@ -148,21 +152,29 @@ int main(int argc, char** argv) {
   }
   try {
     const Backend b = parse_backend(device);
-    std::istringstream ss(systems_arg), fs(frames_arg);
+    std::istringstream ss(systems_arg);
     std::vector<std::string> systems;
     for (std::string s; ss >> s;) systems.push_back(s);
-    std::vector<long> counts;
-    for (long f; fs >> f;) counts.push_back(f);
+    auto counts_of = [](const std::string& text) {
+      std::istringstream fs(text);
+      std::vector<long> counts;
+      for (long f; fs >> f;) counts.push_back(f);
+      return counts;
+    };
     std::printf("%-6s %6s %7s %6s %8s %14s %14s %14s %8s %10s\n", "system", "atoms", "frames", "dev", "batches",
                 "single fr/s", "reused fr/s", "batched fr/s", "speedup", "max diff");
     for (const std::string& sys : systems) {
       if (sys != "water" && sys != "lj") throw Error("unknown system '" + sys + "' (water, lj)");
+      if (sys == "water" && (!std::getenv("QUASAR_DP_WATER") || !std::getenv("QUASAR_WATER_DATA"))) {
+        std::printf("water: skipped (set QUASAR_DP_WATER to the water model and QUASAR_WATER_DATA to water-data/data_0)\n");
+        continue;
+      }
       ForceField ff(sys == "water" ? water_model(precision)
                                    : std::make_shared<LennardJones>(
                                          std::map<std::string, LjSpecies>{{"Ar", {0.0104, 3.405}}}, 8.5, false, false));
-      for (long count : counts) {
+      for (long count : counts_of(sys == "water" ? water_frames_arg : lj_frames_arg)) {
         const std::vector<Structure> frames = sys == "water" ? water_frames(count) : argon_molecules(count);
-        const Rates r = measure(ff, frames, single_frames, b);
+        const Rates r = measure(ff, frames, sys == "water" ? single_frames : 8 * single_frames, b);
         std::printf("%-6s %6zu %7ld %6s %8ld %14.4g %14.4g %14.4g %8.1f %10.2g\n", sys.c_str(), frames[0].size(), count,
                     backend_name(b), r.batches, r.single, r.reused, r.batched, r.batched / std::max(r.single, r.reused),
                     r.max_rel_diff);
