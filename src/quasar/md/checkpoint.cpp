@@ -57,12 +57,16 @@ nlohmann::json describe_properties(const std::vector<AtomProperty>& props) {
   return list;
 }
 
+// "x y z ..." for messages (at most 40 names, each cut at 40 characters; "?" where an entry has none).
 std::string property_names(const nlohmann::json& list) {
   std::string names;
-  for (const auto& p : list)
-    names += (names.empty() ? "" : " ") + (p.is_object() && p.contains("name") && p["name"].is_string()
-                                               ? p["name"].get<std::string>().substr(0, 40)
-                                               : std::string("?"));
+  if (!list.is_array()) return names;
+  std::size_t shown = 0;
+  for (const auto& p : list) {
+    if (++shown > 40) return names + " ...";
+    const bool named = p.is_object() && p.contains("name") && p["name"].is_string();
+    names += (names.empty() ? "" : " ") + (named ? p["name"].get<std::string>().substr(0, 40) : std::string("?"));
+  }
   return names;
 }
 
@@ -108,12 +112,6 @@ struct Header {
   std::string string(const std::string& key) const {
     if (!at(key).is_string()) fail(key, "expected a string");
     return at(key).get<std::string>();
-  }
-  bool boolean(const std::string& key) const {
-    const auto& v = at(key);
-    if (v.is_boolean()) return v.get<bool>();
-    if (v.is_number_integer() && (v.get<long>() == 0 || v.get<long>() == 1)) return v.get<long>() == 1;
-    fail(key, "expected true or false");
   }
 };
 
@@ -237,8 +235,8 @@ void Simulation::read_checkpoint(const std::string& path) {
   const std::vector<AtomProperty> props = saved_properties(atoms_);
   const nlohmann::json want = describe_properties(props);
   if (hd.at("properties") != want)
-    hd.fail("properties", "the per-atom properties (" + property_names(hd.at("properties").is_array() ? hd.at("properties") : nlohmann::json::array()) +
-                              ") differ from this run's (" + property_names(want) + ")");
+    hd.fail("properties", "the per-atom properties (" + property_names(hd.at("properties")) + ") differ from this run's (" +
+                              property_names(want) + ")");
   // The terms' solver states: names and sizes.
   std::vector<std::pair<std::string, std::size_t>> state_sizes;
   std::uintmax_t state_bytes = 0;
