@@ -1,7 +1,8 @@
 // Fuzz target: MD checkpoints. A small Lennard-Jones simulation (32 argon atoms, Langevin) is set
 // up once; every input is then read as its checkpoint (Simulation::read_checkpoint), which either
-// applies it or fails with nothing changed. Seeds: checkpoints of this system written by
-// Simulation::write_checkpoint after run_to(10) and run_to(1000) (fuzz/seeds/checkpoint).
+// applies it or fails with nothing changed. Seeds: checkpoints (format 2) of this system after 10 and
+// 1000 steps, the second after a spatial re-sort (fuzz/seeds/checkpoint, written by `quasar run`
+// with the same lattice, LJ and Langevin settings; input_check_test checks that they load).
 #include <cstring>
 #include <memory>
 

@@ -10,8 +10,10 @@
 
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/lammps_data.hpp"
+#include "quasar/io/read.hpp"
 #include "quasar/potential/dp/model.hpp"
 #include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -84,12 +86,59 @@ TEST_F(Cli, EvalJsonEqualsTheLibrary) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 2u);
+  // The frames go as one batch: the library's batched evaluation, bit for bit, and the frame alone to
+  // rounding (measured 2.3e-15 relative).
   Eam pot = Eam::from_setfl(eam);
-  const Evaluation e = evaluate(pot, b, Backend::Cpu);
+  ForceField ff(std::shared_ptr<Potential>(std::shared_ptr<Potential>(), &pot));
+  const std::vector<Structure> both{a, b};
+  const Evaluation e = evaluate_batch(ff, both, Backend::Cpu)[1];
   EXPECT_EQ(j[1]["energy"].get<double>(), e.energy);
   EXPECT_EQ(j[1]["forces"][5][2].get<double>(), e.forces[5].z);
   EXPECT_EQ(j[1]["virial"][0][1].get<double>(), e.virial(0, 1));
   EXPECT_EQ(j[1]["forces"].size(), b.size());
+  const Evaluation alone = evaluate(pot, b, Backend::Cpu);
+  test::MaxError err("eval of a batch - the frame alone (relative)");
+  err.add(j[1]["energy"].get<double>() / alone.energy, 1.0);
+  err.add(j[1]["virial"][0][1].get<double>() / alone.virial(0, 1), 1.0);
+  err.add(j[1]["forces"][5][2].get<double>() / alone.forces[5].z, 1.0);
+  EXPECT_TRUE(err.within(1e-12));
+}
+
+// The training-data formats: every frame of a deepmd/npy system (a folder) and of an n2p2 input.data.
+TEST_F(Cli, EvalReadsDeepmdSystemsAndN2p2Data) {
+  const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
+  if (data.empty()) return test::missing(test::Dependency::SharedData, "../shared water data is missing");
+  write("lj.toml", "[[potential]]\ntype = \"lj\"\ncutoff = 5.0\n[potential.species.O]\nepsilon = 0.0067\nsigma = 3.16\n"
+                   "[potential.species.H]\nepsilon = 0.0\nsigma = 1.0\n");
+  const Result r = quasar("eval --model lj.toml --structure " + data + " --json --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::vector<Structure> frames = io::read_frames(data);
+  ASSERT_EQ(j.size(), frames.size());
+  ASSERT_GT(frames.size(), 10u);
+  ForceField lj = load_force_field((dir_ / "lj.toml").string());
+  test::MaxError err("eval of a deepmd system - frames alone (relative)");
+  for (std::size_t k : {std::size_t{0}, std::size_t{7}, frames.size() - 1}) {
+    const Evaluation e = evaluate(lj, frames[k], Backend::Cpu);
+    err.add(j[k]["energy"].get<double>() / e.energy, 1.0);
+    err.add(j[k]["forces"][11][1].get<double>() / e.forces[11].y, 1.0);
+  }
+  // n2p2: two periodic structures and a molecule, in Å and eV.
+  write("input.data",
+        "begin\nlattice 4.0 0 0\nlattice 0 4.0 0\nlattice 0 0 4.0\natom 0 0 0 Ar 0 0 0 0 0\natom 2.1 1.9 0.1 Ar 0 0 0 0 0\n"
+        "energy 0\ncharge 0\nend\nbegin\nlattice 5.0 0 0\nlattice 0.5 5.0 0\nlattice 0 0 5.0\natom 0 0 0 Ar 0 0 0 0 0\n"
+        "energy 0\ncharge 0\nend\nbegin\natom 0 0 0 Ar 0 0 0 0 0\natom 3.7 0 0 Ar 0 0 0 0 0\natom 0 3.8 0.2 Ar 0 0 0 0 0\n"
+        "energy 0\ncharge 0\nend\n");
+  write("ar.toml", "[potential]\ntype = \"lj\"\ncutoff = 8.0\n[potential.species.Ar]\nepsilon = 0.0104\nsigma = 3.405\n");
+  const Result n = quasar("eval --model ar.toml --structure input.data --json --device cpu");
+  ASSERT_EQ(n.code, 0) << n.err;
+  const auto jn = nlohmann::json::parse(n.out);
+  const std::vector<Structure> structures = io::read_frames((dir_ / "input.data").string());
+  ASSERT_EQ(jn.size(), 3u);
+  ASSERT_EQ(structures.size(), 3u);
+  ForceField ar = load_force_field((dir_ / "ar.toml").string());
+  for (std::size_t k = 0; k < 3; ++k) err.add(jn[k]["energy"].get<double>() / evaluate(ar, structures[k], Backend::Cpu).energy, 1.0);
+  EXPECT_TRUE(err.within(1e-12));
 }
 
 // A LAMMPS dump with numbered types only (as `dump custom id type x y z` writes it): eval and

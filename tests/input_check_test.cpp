@@ -251,8 +251,11 @@ class CheckpointCheck : public InputCheck {
 
 TEST_F(CheckpointCheck, HeaderAndSizes) {
   const std::size_t n = 32;
-  expect_rejected("QUASAR-CHECKPOINT 2" + bytes_.substr(bytes_.find('\n')),
-                  "bad.chk:1: checkpoint format 'QUASAR-CHECKPOINT 2'; this build reads 'QUASAR-CHECKPOINT 1'");
+  expect_rejected("QUASAR-CHECKPOINT 3" + bytes_.substr(bytes_.find('\n')),
+                  "bad.chk:1: checkpoint format 'QUASAR-CHECKPOINT 3'; this build reads 'QUASAR-CHECKPOINT 2'");
+  expect_rejected("QUASAR-CHECKPOINT 1" + bytes_.substr(bytes_.find('\n')),
+                  "bad.chk:1: checkpoint format 1 (per-atom arrays in sorted order) was written by an earlier version");
+  // 96 bytes per atom: the order (8), x..fz (9 x 8), type, ix, iy, iz (4 x 4).
   expect_rejected(bytes_.substr(0, bytes_.size() - 8), "checkpoint has " + std::to_string(n * 96 - 8) +
                                                            " bytes after its header, expected " + std::to_string(n * 96) +
                                                            " for 32 atoms and 0 bytes of term states");
@@ -269,7 +272,12 @@ TEST_F(CheckpointCheck, HeaderAndSizes) {
   expect_rejected(with_header("\"pbc\":[1,1,1]", "\"pbc\":[1,1,0]"), "header key 'pbc': periodicity differs");
   expect_rejected(with_header("\"integrator\":\"langevin\"", "\"integrator\":\"nve\""),
                   "checkpoint was written by integrator 'nve', the input asks for 'langevin'");
-  expect_rejected(with_header("\"has_charges\":false", "\"has_charges\":true"), "header key 'has_charges': differs");
+  expect_rejected(with_header("{\"name\":\"iz\",\"type\":\"i32\",\"width\":1}", "{\"name\":\"iz\",\"type\":\"i64\",\"width\":1}"),
+                  "header key 'properties': the per-atom properties (x y z vx vy vz fx fy fz type ix iy iz) differ from "
+                  "this run's (x y z vx vy vz fx fy fz type ix iy iz)");
+  expect_rejected(with_header("{\"name\":\"type\",", "{\"name\":\"charge\",\"type\":\"f64\",\"width\":1},{\"name\":\"type\","),
+                  "the per-atom properties (x y z vx vy vz fx fy fz charge type ix iy iz) differ");
+  expect_rejected(with_header("\"properties\":[", "\"properties\":7,\"x\":["), "the per-atom properties () differ");
   // The integrator state: nine numbers.
   const auto at = bytes_.find("\"state\":[");
   std::string short_state = bytes_;
@@ -277,8 +285,18 @@ TEST_F(CheckpointCheck, HeaderAndSizes) {
   expect_rejected(short_state, "header key 'state': expected 9 numbers");
 }
 
+// The fuzz target's seeds are checkpoints this build reads (they are of the same system).
+TEST_F(CheckpointCheck, FuzzSeedsLoad) {
+  for (const char* name : {"argon-32-langevin-step-10.chk", "argon-32-langevin-step-1000.chk"}) {
+    sim_ = make();
+    sim_->read_checkpoint(test::source_path(std::string("fuzz/seeds/checkpoint/") + name));
+    EXPECT_GT(sim_->step(), 0) << name;
+  }
+}
+
 TEST_F(CheckpointCheck, PerAtomArrays) {
-  const std::size_t n = 32, x = 0, vy = 4 * n * 8, type = 9 * n * 8, id = 9 * n * 8 + 4 * n * 4;
+  // The order (input index of the atom at each position) first, then every property in input order.
+  const std::size_t n = 32, id = 0, x = n * 8, vy = x + 4 * n * 8, type = x + 9 * n * 8;
   expect_rejected(with_value(x + 8 * 5, std::nan("")), "checkpoint: x of atom 5 is not finite");
   expect_rejected(with_value(vy, HUGE_VAL), "checkpoint: vy of atom 0 is not finite");
   expect_rejected(with_value(x, 50.0), "checkpoint: atom 0 lies outside the cell (fractional coordinate 4.71698");

@@ -1,4 +1,5 @@
-// The Verlet list against brute force over every periodic image, for cells of every shape.
+// The Verlet list against brute force over every periodic image, for cells of every shape, alone and
+// as a batch of systems in one state.
 #include <algorithm>
 #include <random>
 #include <set>
@@ -208,6 +209,116 @@ TEST_P(NeighborListTest, ReloadedAtomsGetTheirOwnList) {
       EXPECT_GE(ref.capacity, most + most / 4);
     }
   }
+}
+
+// Every case above as one batch of systems: each system's atoms see only their own system, with the
+// images of their own cell, exactly as the system's own list.
+std::vector<Structure> batch_of_cases(int scale) {
+  const Case cases[] = {
+      {"cube", {{{12, 0, 0}, {0, 12, 0}, {0, 0, 12}}}, {true, true, true}, 150, 3.0},
+      {"triclinic", {{{11, 0, 0}, {3.5, 10, 0}, {-2.5, 4, 9.5}}}, {true, true, true}, 120, 3.0},
+      {"narrower than the cutoff", {{{3.1, 0, 0}, {1.2, 2.9, 0}, {0.7, -0.9, 3.3}}}, {true, true, true}, 6, 4.0},
+      {"one atom", {{{4.5, 0, 0}, {0, 4.5, 0}, {0, 0, 4.5}}}, {true, true, true}, 1, 3.0},
+      {"slab", {{{10, 0, 0}, {2, 9, 0}, {0, 0, 14}}}, {true, true, false}, 100, 3.0},
+      {"wire", {{{4.2, 0, 0}, {0, 9, 0}, {0, 0, 9}}}, {true, false, false}, 40, 3.5},
+      {"cluster", {{{8, 0, 0}, {0, 8, 0}, {0, 0, 8}}}, {false, false, false}, 6 * scale, 3.0},
+  };
+  std::vector<Structure> out;
+  for (int r = 0; r < scale; ++r)
+    for (const auto& c : cases) out.push_back(random_structure(c.h, c.pbc, c.atoms, 100 + static_cast<unsigned>(out.size())));
+  return out;
+}
+
+// The batch's list split by system, in each system's own numbering; fails on an entry across systems.
+std::vector<std::set<Entry>> listed_by_system(const NeighborList& list, AtomState& atoms) {
+  const std::vector<int>& offsets = atoms.system_offsets();
+  std::vector<std::set<Entry>> out(static_cast<std::size_t>(atoms.num_systems()));
+  for (auto [i, j, code] : listed(list, atoms)) {
+    const auto s = std::upper_bound(offsets.begin(), offsets.end(), i) - offsets.begin() - 1;
+    if (j < offsets[s] || j >= offsets[s + 1]) {
+      ADD_FAILURE() << "atom " << i << " of system " << s << " lists atom " << j << " of another system";
+      continue;
+    }
+    out[static_cast<std::size_t>(s)].insert({i - offsets[s], j - offsets[s], code});
+  }
+  return out;
+}
+
+TEST_P(NeighborListTest, BatchListsEachSystemAsItsOwn) {
+  const std::vector<Structure> systems = batch_of_cases(2);
+  AtomState atoms(GetParam(), systems);
+  ASSERT_EQ(atoms.num_systems(), static_cast<int>(systems.size()));
+  for (ListKind kind : {ListKind::Half, ListKind::Full}) {
+    NeighborSettings settings{3.0, 0.5, kind, 0};
+    NeighborList list(GetParam(), settings);
+    list.build(atoms);
+    const auto got = listed_by_system(list, atoms);
+    for (std::size_t k = 0; k < systems.size(); ++k)
+      EXPECT_TRUE(got[k] == brute_force(systems[k], 3.5, kind == ListKind::Half))
+          << "system " << k << (kind == ListKind::Half ? " half" : " full");
+  }
+}
+
+TEST_P(NeighborListTest, BatchRebuildsWhenAnyAtomOrCellMoves) {
+  const std::vector<Structure> systems = batch_of_cases(1);
+  AtomState atoms(GetParam(), systems);
+  NeighborSettings settings{3.0, 1.0, ListKind::Full, 0};
+  NeighborList list(GetParam(), settings);
+  list.build(atoms);
+  EXPECT_EQ(list.builds(), 1);
+  const int moved = atoms.system_offsets()[4] + 3;  // an atom of the slab, by input index
+  auto move = [&](double dx) {
+    auto x = atoms.x.to_vector();
+    const auto ids = atoms.id.to_vector();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (ids[i] == moved) x[i] += dx;
+    atoms.x.assign(x);
+  };
+  move(0.45);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 1) << "moved less than half the skin";
+  move(0.1);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 2) << "moved more than half the skin";
+  // One system's cell sheared by more than the skin allows: rebuilt, with that system's new images.
+  Box b = atoms.box(1);
+  Mat3 h = b.h;
+  h.r[2].x += 0.6;
+  b.set_matrix(h);
+  atoms.set_box(1, b);
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 3) << "a cell changed";
+  const Structure sheared = atoms.to_structures()[1];  // the positions as wrapped into the new cell
+  EXPECT_TRUE(listed_by_system(list, atoms)[1] == brute_force(sheared, 4.0, false));
+}
+
+TEST_P(NeighborListTest, BatchSpatialSortKeepsEverySystemTogether) {
+  const std::vector<Structure> systems = batch_of_cases(2);
+  AtomState atoms(GetParam(), systems);
+  NeighborSettings settings{3.0, 0.5, ListKind::Half, 1};
+  NeighborList list(GetParam(), settings);
+  list.build(atoms);
+  list.update(atoms, 1);  // re-sorts and rebuilds
+  const auto ids = atoms.id.to_vector();
+  const auto system = atoms.system.to_vector();
+  const std::vector<int>& offsets = atoms.system_offsets();
+  bool reordered = false;
+  for (int s = 0; s < atoms.num_systems(); ++s)
+    for (int i = offsets[s]; i < offsets[s + 1]; ++i) {
+      ASSERT_EQ(system[i], s) << "position " << i;
+      ASSERT_TRUE(ids[i] >= offsets[s] && ids[i] < offsets[s + 1]) << "atom " << ids[i] << " left system " << s;
+      reordered = reordered || ids[i] != i;
+    }
+  EXPECT_TRUE(reordered) << "atoms were not reordered";
+  const auto got = listed_by_system(list, atoms);
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    EXPECT_TRUE(canonical_half(got[k]) == brute_force(systems[k], 3.5, true)) << "system " << k;
+  const std::vector<Structure> back = atoms.to_structures();
+  ASSERT_EQ(back.size(), systems.size());
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    for (std::size_t i = 0; i < systems[k].size(); ++i)
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(back[k].positions[i][c], systems[k].box.wrap(systems[k].positions[i])[c]) << "system " << k << " atom " << i;
 }
 
 QUASAR_INSTANTIATE_BACKENDS(NeighborListTest);

@@ -128,8 +128,21 @@ class Potential:
         return Result(**d)
 
     def compute_many(self, structures, per_atom: bool = False) -> list[Result]:
-        """compute() for each item of structures: (positions, symbols, cell[, pbc]) tuples."""
-        return [self.compute(*s, per_atom=per_atom) for s in structures]
+        """compute() for each item of structures: (positions, symbols[, cell[, pbc]]) tuples, evaluated
+        together as batches of independent systems (one set of GPU launches for thousands of small
+        structures). The structures may differ in size, cell and periodicity; results are in their order
+        and equal one compute() each (to rounding)."""
+        items = []
+        for k, s in enumerate(structures):
+            if not 2 <= len(s) <= 4:
+                raise ValueError(f"structure {k}: expected (positions, symbols[, cell[, pbc]]), got {len(s)} items")
+            positions, symbols, cell, pbc = (tuple(s) + (None, None))[:4]
+            try:
+                pos, c, p, syms = _structure(positions, symbols, cell, pbc)
+            except ValueError as e:
+                raise ValueError(f"structure {k}: {e}") from None
+            items.append((pos, c, p, syms))
+        return [Result(**d) for d in self._p.compute_many(items, per_atom)]
 
 
 class Simulation:

@@ -6,11 +6,14 @@
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "quasar/core/config.hpp"
@@ -93,7 +96,32 @@ class PyPotential {
       nb::gil_scoped_release release;
       e = evaluate(force_field, s, backend, per_atom, -1, deterministic);
     }
-    const std::size_t n = s.size();
+    return to_dict(std::move(e), per_atom);
+  }
+  // Many structures as batches of systems (potential/evaluate.hpp): one set of launches per batch.
+  std::vector<nb::dict> compute_many(const std::vector<std::tuple<Positions, Cell, Pbc, std::vector<std::string>>>& items,
+                                     bool per_atom) {
+    std::vector<Structure> frames;
+    for (const auto& [positions, cell, pbc, symbols] : items) {
+      try {
+        frames.push_back(make_structure(positions, cell, pbc, symbols, {}));
+      } catch (const Error& e) {
+        throw Error("structure " + std::to_string(frames.size()) + ": " + e.what());
+      }
+    }
+    std::vector<Evaluation> results;
+    {
+      nb::gil_scoped_release release;
+      for (const std::span<const Structure> batch : split_batches(frames))
+        for (Evaluation& e : evaluate_batch(force_field, batch, backend, per_atom, deterministic))
+          results.push_back(std::move(e));
+    }
+    std::vector<nb::dict> out;
+    for (Evaluation& e : results) out.push_back(to_dict(std::move(e), per_atom));
+    return out;
+  }
+  static nb::dict to_dict(Evaluation&& e, bool per_atom) {
+    const std::size_t n = e.forces.size();
     nb::dict d;
     d["energy"] = e.energy;
     nb::dict terms;
@@ -218,6 +246,7 @@ NB_MODULE(_quasar, m) {
       .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def("compute", &PyPotential::compute, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "per_atom"_a)
+      .def("compute_many", &PyPotential::compute_many, "structures"_a, "per_atom"_a)
       .def_prop_ro("name", &PyPotential::name)
       .def_prop_ro("terms", [](const PyPotential& p) {
         std::vector<std::string> names;

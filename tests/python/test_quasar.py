@@ -135,6 +135,34 @@ def test_force_field_of_several_terms(tmp_path):
     np.testing.assert_array_equal(one.positions, pair.positions)
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_compute_many_equals_compute(device):
+    """Structures of different sizes, cells and periodicity as one batch: each result equals compute()."""
+    if device == "cuda" and not quasar.cuda_available():
+        pytest.skip("no usable GPU")
+    if not CU_SETFL.exists():
+        pytest.skip(f"{CU_SETFL} not found")
+    pot = quasar.Potential(CU_SETFL, device=device)
+    a, sa, ca = fcc(n=2, seed=5)
+    b, sb, cb = fcc(n=3, seed=6)
+    slab = (b[:40], sb[:40], cb, (True, True, False))
+    molecule = (a[:7] * 1.02, sa[:7])  # no cell
+    structures = [(a, sa, ca), (b, sb, cb), slab, molecule]
+    many = pot.compute_many(structures, per_atom=True)
+    assert len(many) == len(structures)
+    for s, r in zip(structures, many):
+        one = pot.compute(*s[:3], **({"pbc": s[3]} if len(s) > 3 else {}), per_atom=True)
+        # One batch against one structure at a time: the same sums in another order (measured 1e-15 relative).
+        assert r.energy == pytest.approx(one.energy, rel=1e-12, abs=0)
+        np.testing.assert_allclose(r.forces, one.forces, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(r.virial, one.virial, rtol=0, atol=1e-12 * np.abs(one.virial).max())
+        np.testing.assert_allclose(r.atom_energy, one.atom_energy, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(r.atom_virial, one.atom_virial, rtol=0, atol=1e-12)
+        assert r.terms.keys() == one.terms.keys()
+    with pytest.raises(ValueError, match="structure 1"):
+        pot.compute_many([(a, sa, ca), (a, sa[:3], ca)])
+
+
 def test_lennard_jones_dimer_from_a_table():
     pot = quasar.Potential.from_config({"type": "lj", "cutoff": 8.0, "species": {"Ar": {"epsilon": 0.0104,
                                                                                          "sigma": 3.4}}}, device="cpu")

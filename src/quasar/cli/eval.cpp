@@ -15,8 +15,9 @@ namespace {
 const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--format F] [--type-map A,B,...] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
-XYZ frames, a LAMMPS data file or the frames of a LAMMPS text dump; --format extxyz, lammps-data or
-lammps-dump when the extension does not tell). --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a DeePMD-kit model (.dp,
+XYZ frames, a LAMMPS data file, the frames of a LAMMPS text dump, a deepmd/npy system or an n2p2
+input.data; --format extxyz, lammps-data, lammps-dump, deepmd or n2p2 when the name does not tell).
+The frames are evaluated together, many at a time, as one batch of independent systems. --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a DeePMD-kit model (.dp,
 .yaml) or a TOML file with a [potential] table or several [[potential]] tables (a force field whose
 terms add). --json prints one object per structure with keys energy (the total), terms (the energy
 of each named term), forces, virial (and atom_energy, atom_virial with --per-atom); an array of them
@@ -60,8 +61,14 @@ int eval_command(const std::vector<std::string>& argv) {
   const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
+  // The frames go to the device in batches (potential/evaluate.hpp): one set of launches per batch.
+  std::vector<Evaluation> results;
+  for (const std::span<const Structure> batch : split_batches(frames)) {
+    std::vector<Evaluation> got = evaluate_batch(ff, batch, backend, per_atom, a.has("--deterministic"));
+    for (Evaluation& e : got) results.push_back(std::move(e));
+  }
   for (std::size_t k = 0; k < frames.size(); ++k) {
-    const Evaluation e = evaluate(ff, frames[k], backend, per_atom, -1, a.has("--deterministic"));
+    const Evaluation& e = results[k];
     if (a.has("--json")) {
       all.push_back(to_json(e, per_atom));
       continue;

@@ -6,6 +6,7 @@
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
 #include "quasar/io/read.hpp"
+#include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/model_devi.hpp"
 #include "quasar/potential/registry.hpp"
 
@@ -14,8 +15,9 @@ namespace quasar::cli {
 namespace {
 const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--format F] [--type-map A,B,...] [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
 
-Model deviation of every frame of FILE (extended XYZ, LAMMPS data or a LAMMPS text dump, whose
---type-map names the numbered types 1, 2, ...) for active learning, in the layout of DeePMD-kit's
+Model deviation of every frame of FILE (extended XYZ, LAMMPS data, a LAMMPS text dump, whose
+--type-map names the numbered types 1, 2, ..., a deepmd/npy system or an n2p2 input.data; the
+frames are evaluated many at a time, as one batch) for active learning, in the layout of DeePMD-kit's
 `dp model-devi`: one line per frame with
   step max_devi_v min_devi_v avg_devi_v max_devi_f min_devi_f avg_devi_f
 (virial deviations in eV per atom, force deviations in eV/Å). The step is the frame's `step` key
@@ -54,8 +56,11 @@ int model_devi_command(const std::vector<std::string>& argv) {
   out << "#" << std::setw(11) << "step" << std::setw(19) << "max_devi_v" << std::setw(19) << "min_devi_v" << std::setw(19)
       << "avg_devi_v" << std::setw(19) << "max_devi_f" << std::setw(19) << "min_devi_f" << std::setw(19) << "avg_devi_f"
       << "\n";
+  std::vector<ModelDeviation> deviations;  // the frames go in batches: one set of launches per batch and model
+  for (const std::span<const Structure> batch : split_batches(frames))
+    for (const ModelDeviation& d : model_deviations(pots, batch, backend)) deviations.push_back(d);
   for (std::size_t k = 0; k < frames.size(); ++k) {
-    const ModelDeviation d = model_deviation(pots, frames[k], backend);
+    const ModelDeviation& d = deviations[k];
     const auto it = frames[k].info.find("step");
     out << std::setw(12) << (it != frames[k].info.end() ? it->second : std::to_string(k)) << std::scientific
         << std::setprecision(10);

@@ -1,5 +1,6 @@
 #include "quasar/core/structure.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -13,6 +14,39 @@ int Structure::type_index(const std::string& name) {
   type_names.push_back(name);
   type_masses.push_back(element_mass(name));
   return static_cast<int>(type_names.size()) - 1;
+}
+
+MergedTypes merge_types(std::span<const Structure> systems) {
+  MergedTypes m;
+  if (systems.size() == 1) {  // one structure keeps its types as they are
+    const Structure& s = systems.front();
+    m.names = s.type_names;
+    m.masses = s.type_masses;
+    auto& index = m.index.emplace_back(s.type_names.size());
+    for (std::size_t t = 0; t < index.size(); ++t) index[t] = static_cast<int>(t);
+    return m;
+  }
+  for (std::size_t k = 0; k < systems.size(); ++k) {
+    const Structure& s = systems[k];
+    auto& index = m.index.emplace_back();
+    for (std::size_t t = 0; t < s.type_names.size(); ++t) {
+      const auto it = std::find(m.names.begin(), m.names.end(), s.type_names[t]);
+      const double mass = t < s.type_masses.size() ? s.type_masses[t] : 0.0;
+      if (it == m.names.end()) {
+        index.push_back(static_cast<int>(m.names.size()));
+        m.names.push_back(s.type_names[t]);
+        m.masses.push_back(mass);
+        continue;
+      }
+      const std::size_t u = static_cast<std::size_t>(it - m.names.begin());
+      index.push_back(static_cast<int>(u));
+      if (m.masses[u] == 0) m.masses[u] = mass;
+      else if (mass != 0 && mass != m.masses[u])
+        throw Error("type " + m.names[u] + " has mass " + std::to_string(mass) + " in system " + std::to_string(k) +
+                    " and " + std::to_string(m.masses[u]) + " in an earlier one");
+    }
+  }
+  return m;
 }
 
 Structure replicate(const Structure& s, std::array<int, 3> n) {
@@ -68,6 +102,15 @@ std::string Structure::problem() const {
     if (!velocities.empty() && !finite(velocities[i])) return "the velocity of " + atom + " is not finite: " + show(velocities[i]);
     if (!forces.empty() && !finite(forces[i])) return "the force on " + atom + " is not finite: " + show(forces[i]);
     if (!charges.empty() && !std::isfinite(charges[i])) return "the charge of " + atom + " is not finite";
+  }
+  for (const auto& [name, c] : columns) {
+    if (c.width < 1 || c.values.size() != static_cast<std::size_t>(c.width) * n)
+      return "column " + name + " has " + std::to_string(c.values.size()) + " values for " + std::to_string(n) +
+             " atoms of width " + std::to_string(c.width);
+    for (std::size_t k = 0; k < c.values.size(); ++k)
+      if (!std::isfinite(c.values[k]))
+        return "value " + std::to_string(k % c.width + 1) + " of column " + name + " of atom " +
+               std::to_string(k / c.width + 1) + " is not finite";
   }
   if (energy && !std::isfinite(*energy)) return "the energy is not finite";
   if (virial)

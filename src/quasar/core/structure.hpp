@@ -2,6 +2,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct Structure {
   std::vector<Vec3> forces;              // eV/Å
   std::optional<Mat3> virial;            // eV, LAMMPS sign convention
   std::map<std::string, std::string> info;  // other key=value pairs of a header
+  // Further per-atom values by name: extended XYZ columns of kind R that no field above holds, and
+  // the properties added to an AtomState (AtomState::add_property), which loading fills from here
+  // and to_structure writes back. `width` values per atom, atom after atom.
+  struct Column {
+    int width = 1;
+    std::vector<double> values;
+  };
+  std::map<std::string, Column> columns;
 
   std::size_t size() const { return positions.size(); }
   // Type index of a name, adding it (with the element's mass, or 0) when new.
@@ -36,6 +45,16 @@ struct Structure {
   // Throws an Error "origin: problem" when there is one.
   void validate(const std::string& origin) const;
 };
+
+// The type names of several structures (a batch) merged: the union in order of first appearance,
+// each name's mass (the first nonzero one; two different nonzero masses throw an Error), and per
+// structure the merged index of each of its types. One structure keeps its types as they are.
+struct MergedTypes {
+  std::vector<std::string> names;
+  std::vector<double> masses;
+  std::vector<std::vector<int>> index;  // [structure][its type] -> merged type
+};
+MergedTypes merge_types(std::span<const Structure> systems);
 
 // The structure repeated n[0] x n[1] x n[2] times along its cell vectors (positions and types only).
 Structure replicate(const Structure& s, std::array<int, 3> n);

@@ -14,6 +14,7 @@ namespace quasar {
 template <class T>
 class Array {
  public:
+  using value_type = T;
   Array() = default;
   explicit Array(Backend b, std::size_t n = 0) : backend_(b) { resize(n); }
   Array(const Array&) = delete;

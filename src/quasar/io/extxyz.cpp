@@ -159,11 +159,15 @@ void read_atom(const LineReader& in, const std::string& row, const std::vector<C
     else if (c.name == "masses") {
       masses.push_back(num(0));
       if (!(masses.back() > 0)) in.fail("expected a positive mass, found " + w[at]);
+    } else if (c.kind == 'R') {
+      // Other real columns are kept by name (Structure::columns), checked as numbers.
+      auto& column = s.columns[c.name];
+      column.width = static_cast<int>(c.width);
+      for (long k = 0; k < c.width; ++k) column.values.push_back(num(k));
     } else {
       // Columns the reader does not use are still checked against their declared type.
       for (long k = 0; k < c.width; ++k) {
-        if (c.kind == 'R') num(k);
-        else if (c.kind == 'I') in.to_long(w[at + k], c.name);
+        if (c.kind == 'I') in.to_long(w[at + k], c.name);
         else if (c.kind == 'L') logical(in, w[at + k], c.name);
       }
     }
@@ -246,6 +250,7 @@ void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::st
   o << "Properties=species:S:1:pos:R:3";
   if (!s.velocities.empty()) o << ":velocities:R:3";
   if (!s.forces.empty()) o << ":forces:R:3";
+  for (const auto& [name, c] : s.columns) o << ":" << name << ":R:" << c.width;
   if (periodic)
     o << " pbc=\"" << (s.box.periodic[0] ? "T" : "F") << " " << (s.box.periodic[1] ? "T" : "F") << " "
       << (s.box.periodic[2] ? "T" : "F") << "\"";
@@ -264,6 +269,8 @@ void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::st
     o << s.type_names[s.types[i]] << " " << r.x << " " << r.y << " " << r.z;
     if (!s.velocities.empty()) o << " " << s.velocities[i].x << " " << s.velocities[i].y << " " << s.velocities[i].z;
     if (!s.forces.empty()) o << " " << s.forces[i].x << " " << s.forces[i].y << " " << s.forces[i].z;
+    for (const auto& [name, c] : s.columns)
+      for (int k = 0; k < c.width; ++k) o << " " << c.values[i * static_cast<std::size_t>(c.width) + k];
     o << "\n";
   }
   out << o.str();

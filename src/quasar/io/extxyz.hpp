@@ -1,6 +1,7 @@
 #pragma once
 // Extended XYZ as ASE reads and writes it: a count line, a key=value header (Lattice, Properties,
-// pbc, energy, stress or virial, anything else kept in Structure::info) and one line per atom.
+// pbc, energy, stress or virial, anything else kept in Structure::info) and one line per atom. Real
+// columns that no Structure field holds are kept in Structure::columns, and written back.
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -11,7 +12,8 @@
 namespace quasar::io {
 
 std::vector<Structure> read_extxyz(const std::string& path);
-// Writes positions, velocities (when present), forces (when present) with round-trip precision,
+// Writes positions, velocities (when present), forces (when present), the further columns with
+// round-trip precision,
 // the energy, the virial and the info pairs (with `extra` added).
 void append_extxyz(std::ostream& out, const Structure& s, const std::map<std::string, std::string>& extra = {});
 void write_extxyz(const std::string& path, const std::vector<Structure>& frames);

@@ -31,12 +31,20 @@ void append_lammps_dump(std::ostream& out, const Structure& s, long step) {
       << b.zlo << " " << b.zhi << " " << b.yz << "\n";
   }
   const bool v = !s.velocities.empty(), f = !s.forces.empty();
-  o << "ITEM: ATOMS id type element x y z" << (v ? " vx vy vz" : "") << (f ? " fx fy fz" : "") << "\n";
+  o << "ITEM: ATOMS id type element x y z" << (v ? " vx vy vz" : "") << (f ? " fx fy fz" : "");
+  for (const auto& [name, c] : s.columns) {  // further per-atom values: name, or name[1] name[2] ...
+    if (c.width == 1) o << " " << name;
+    else
+      for (int k = 1; k <= c.width; ++k) o << " " << name << "[" << k << "]";
+  }
+  o << "\n";
   for (std::size_t i = 0; i < s.size(); ++i) {
     o << (s.ids.empty() ? static_cast<long>(i + 1) : s.ids[i]) << " " << s.types[i] + 1 << " "
       << s.type_names[s.types[i]] << " " << s.positions[i].x << " " << s.positions[i].y << " " << s.positions[i].z;
     if (v) o << " " << s.velocities[i].x << " " << s.velocities[i].y << " " << s.velocities[i].z;
     if (f) o << " " << s.forces[i].x << " " << s.forces[i].y << " " << s.forces[i].z;
+    for (const auto& [name, c] : s.columns)
+      for (int k = 0; k < c.width; ++k) o << " " << c.values[i * static_cast<std::size_t>(c.width) + k];
     o << "\n";
   }
   out << o.str();

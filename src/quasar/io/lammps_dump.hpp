@@ -9,7 +9,8 @@
 namespace quasar::io {
 
 // One frame in the layout of dump custom: id type element x y z, then vx vy vz and fx fy fz when
-// the structure has them, with the triclinic "BOX BOUNDS xy xz yz" header when the cell is tilted.
+// the structure has them, then its further columns (Structure::columns: name, or name[1] name[2]
+// ... for several values), with the triclinic "BOX BOUNDS xy xz yz" header when the cell is tilted.
 // The cell must be in LAMMPS's restricted form.
 void append_lammps_dump(std::ostream& out, const Structure& s, long step);
 

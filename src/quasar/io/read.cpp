@@ -11,6 +11,8 @@
 #include "quasar/io/lammps_data.hpp"
 #include "quasar/io/lammps_dump.hpp"
 #include "quasar/io/lattice.hpp"
+#include "quasar/io/deepmd_npy.hpp"
+#include "quasar/io/n2p2_data.hpp"
 
 namespace quasar::io {
 
@@ -52,6 +54,16 @@ Structure renamed(Structure s, const std::string& path, const std::vector<std::s
 
 std::vector<Structure> read_frames(const std::string& path, const std::string& format,
                                    const std::vector<std::string>& type_names) {
+  // Training-data formats: a deepmd/npy system (or a folder of them) and n2p2's input.data.
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  const bool n2p2 = format == "n2p2" || (format == "auto" && !folder && is_n2p2_data(path));
+  if (format == "deepmd" || (format == "auto" && folder) || n2p2) {
+    if (!type_names.empty()) throw InputError(path, 0, "type names are for LAMMPS files; this format names its types");
+    if (n2p2) return read_n2p2_data(path);
+    if (!folder) throw InputError(path, 0, "a deepmd/npy system is a folder");
+    return read_labelled_frames(path);
+  }
   const std::string f = structure_format(path, format);
   if (f == "lammps-dump") return read_lammps_dump(path, type_names);
   if (f == "lammps-data") return {renamed(read_lammps_data(path), path, type_names)};

@@ -17,7 +17,10 @@ std::string structure_format(const std::string& path, const std::string& format 
 // The first frame of the file.
 Structure read_structure(const std::string& path, const std::string& format = "auto",
                          const std::vector<std::string>& type_names = {});
-// Every frame of the file (one for a LAMMPS data file).
+// Every frame of the file (one for a LAMMPS data file). read_frames also takes the training-data
+// formats "deepmd" (a deepmd/npy system folder, or a folder of them: every frame of every set) and
+// "n2p2" (input.data in Å and eV); "auto" picks them for a folder and for a file whose first word
+// is `begin`.
 std::vector<Structure> read_frames(const std::string& path, const std::string& format = "auto",
                                    const std::vector<std::string>& type_names = {});
 

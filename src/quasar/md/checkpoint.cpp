@@ -1,12 +1,17 @@
-// Checkpoints: a text line, a JSON header, then the per-atom arrays in their current (spatially
-// sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU, then
-// the solver state of the force field's terms that have one (named with their sizes in the header).
+// Checkpoints: a text line, a JSON header, the order the atoms are in (the input index of the atom at
+// each position: spatial sorting moves them), every saved per-atom property of the registry
+// (AtomState::properties, named with its type and width in the header) in input order, then the
+// solver state of the force field's terms that have one (named with their sizes in the header).
+// Restoring puts every atom back where it was, so that a restarted run repeats the uninterrupted one
+// bit for bit on the CPU (and on the GPU in deterministic mode).
 #include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -17,14 +22,56 @@
 namespace quasar::md {
 
 namespace {
-constexpr const char* kMagic = "QUASAR-CHECKPOINT 1";
+constexpr const char* kMagic = "QUASAR-CHECKPOINT 2";
 constexpr const char* kMagicPrefix = "QUASAR-CHECKPOINT ";
 
 template <class T>
-void put(std::ostream& out, const Array<T>& a) {
-  const auto v = a.to_vector();
+void put(std::ostream& out, const std::vector<T>& v) {
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
+
+template <class T>
+const char* type_tag() {
+  if constexpr (std::is_same_v<T, double>) return "f64";
+  else if constexpr (std::is_same_v<T, int>) return "i32";
+  else return "i64";
+}
+
+template <class A>
+using ValueOf = typename std::remove_pointer_t<A>::value_type;
+
+// The saved properties of the registry that hold values (charges only where there are some).
+std::vector<AtomProperty> saved_properties(AtomState& atoms) {
+  std::vector<AtomProperty> out;
+  for (const AtomProperty& p : atoms.properties())
+    if (p.saved && std::visit([](auto* a) { return !a->empty(); }, p.array)) out.push_back(p);
+  return out;
+}
+
+nlohmann::json describe_properties(const std::vector<AtomProperty>& props) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AtomProperty& p : props)
+    list.push_back({{"name", p.name},
+                    {"type", std::visit([](auto* a) { return type_tag<ValueOf<decltype(a)>>(); }, p.array)},
+                    {"width", p.width}});
+  return list;
+}
+
+// "x y z ..." for messages (at most 40 names, each cut at 40 characters; "?" where an entry has none).
+std::string property_names(const nlohmann::json& list) {
+  std::string names;
+  if (!list.is_array()) return names;
+  std::size_t shown = 0;
+  for (const auto& p : list) {
+    if (++shown > 40) return names + " ...";
+    const bool named = p.is_object() && p.contains("name") && p["name"].is_string();
+    names += (names.empty() ? "" : " ") + (named ? p["name"].get<std::string>().substr(0, 40) : std::string("?"));
+  }
+  return names;
+}
+
+// One property's values as read, in input order, component-major.
+using Values = std::variant<std::vector<double>, std::vector<int>, std::vector<long>>;
 
 template <class T>
 std::vector<T> get(std::istream& in, std::size_t n, const std::string& path) {
@@ -66,12 +113,6 @@ struct Header {
     if (!at(key).is_string()) fail(key, "expected a string");
     return at(key).get<std::string>();
   }
-  bool boolean(const std::string& key) const {
-    const auto& v = at(key);
-    if (v.is_boolean()) return v.get<bool>();
-    if (v.is_number_integer() && (v.get<long>() == 0 || v.get<long>() == 1)) return v.get<long>() == 1;
-    fail(key, "expected true or false");
-  }
 };
 
 std::string fraction_text(double s) {
@@ -101,17 +142,26 @@ void Simulation::write_checkpoint(const std::string& path) {
   h["cell"] = cell;
   h["origin"] = {b.origin.x, b.origin.y, b.origin.z};
   h["pbc"] = {b.periodic[0], b.periodic[1], b.periodic[2]};
-  h["has_charges"] = atoms_.has_charges();
+  const std::vector<AtomProperty> props = saved_properties(atoms_);
+  h["properties"] = describe_properties(props);
   const auto term_states = force_field_.save_states();
   h["term_state"] = nlohmann::json::array();
   for (const auto& [name, bytes] : term_states) h["term_state"].push_back({{"term", name}, {"bytes", bytes.size()}});
+  const std::vector<long> order = atoms_.id.to_vector();  // input index of the atom at each position
+  const std::size_t n = order.size();
   io::write_file_atomically(path, [&](std::ostream& out) {
     out << kMagic << "\n" << h.dump() << "\n";
-    for (auto* a : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz, &atoms_.fx, &atoms_.fy, &atoms_.fz})
-      put(out, *a);
-    for (auto* a : {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz}) put(out, *a);
-    put(out, atoms_.id);
-    if (atoms_.has_charges()) put(out, atoms_.charge);
+    put(out, order);
+    for (const AtomProperty& p : props)
+      std::visit(
+          [&](auto* a) {
+            const auto now = a->to_vector();
+            std::vector<ValueOf<decltype(a)>> input(now.size());
+            for (std::size_t c = 0; c < static_cast<std::size_t>(p.width); ++c)
+              for (std::size_t i = 0; i < n; ++i) input[c * n + static_cast<std::size_t>(order[i])] = now[c * n + i];
+            put(out, input);
+          },
+          p.array);
     for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
   });
 }
@@ -130,6 +180,9 @@ void Simulation::read_checkpoint(const std::string& path) {
   std::string magic, header;
   std::getline(in, magic);
   if (magic != kMagic) {
+    if (magic == "QUASAR-CHECKPOINT 1")
+      throw InputError(path, 1, "checkpoint format 1 (per-atom arrays in sorted order) was written by an earlier "
+                                "version of Quasar; this build reads format 2 only: start again from the input structure");
     if (magic.rfind(kMagicPrefix, 0) == 0)
       throw InputError(path, 1, "checkpoint format '" + magic.substr(0, 40) + "'; this build reads '" + kMagic + "'");
     throw InputError(path, 1, "not a Quasar checkpoint (first line '" + magic.substr(0, 40) + "')");
@@ -178,9 +231,13 @@ void Simulation::read_checkpoint(const std::string& path) {
   // make the neighbour search scan thousands of images).
   for (int k = 0; k < 3; ++k)
     if (periodic[k] && !(box.plane_spacing(k) >= 1.0)) hd.fail("cell", "a periodic direction is thinner than 1 Å");
-  const bool charges = hd.boolean("has_charges");
-  if (charges != atoms_.has_charges()) hd.fail("has_charges", "differs from the input's");
-  // The terms' solver states: names and sizes (an older checkpoint has none).
+  // The per-atom properties: this run's saved ones, with their types and widths.
+  const std::vector<AtomProperty> props = saved_properties(atoms_);
+  const nlohmann::json want = describe_properties(props);
+  if (hd.at("properties") != want)
+    hd.fail("properties", "the per-atom properties (" + property_names(hd.at("properties")) + ") differ from this run's (" +
+                              property_names(want) + ")");
+  // The terms' solver states: names and sizes.
   std::vector<std::pair<std::string, std::size_t>> state_sizes;
   std::uintmax_t state_bytes = 0;
   if (h.contains("term_state")) {
@@ -194,81 +251,102 @@ void Simulation::read_checkpoint(const std::string& path) {
       state_bytes += state_sizes.back().second;
     }
   }
-  // The arrays and states must fill the rest of the file exactly: counts are checked before any allocation.
+  // The order, the properties and the states must fill the rest of the file exactly: counts are
+  // checked before any allocation.
   const std::size_t sn = static_cast<std::size_t>(n);
-  const std::uintmax_t bytes =
-      sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0)) + state_bytes;
+  std::uintmax_t bytes = sn * sizeof(long) + state_bytes;
+  for (const AtomProperty& p : props)
+    bytes += sn * static_cast<std::size_t>(p.width) * std::visit([](auto* a) { return sizeof(ValueOf<decltype(a)>); }, p.array);
   const std::streamoff at = in.tellg();
   if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
     throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
                                   " bytes after its header, expected " + std::to_string(bytes) + " for " +
                                   std::to_string(n) + " atoms and " + std::to_string(state_bytes) + " bytes of term states");
-  std::vector<std::vector<double>> real;  // x y z vx vy vz fx fy fz
-  for (int k = 0; k < 9; ++k) real.push_back(get<double>(in, sn, path));
-  std::vector<std::vector<int>> ints;  // type ix iy iz
-  for (int k = 0; k < 4; ++k) ints.push_back(get<int>(in, sn, path));
-  const std::vector<long> ids = get<long>(in, sn, path);
-  const std::vector<double> charge = charges ? get<double>(in, sn, path) : std::vector<double>();
+  const std::vector<long> order = get<long>(in, sn, path);
+  std::vector<Values> values;  // per property, in input order
+  for (const AtomProperty& p : props)
+    values.push_back(std::visit(
+        [&](auto* a) -> Values { return get<ValueOf<decltype(a)>>(in, sn * static_cast<std::size_t>(p.width), path); },
+        p.array));
   std::vector<std::pair<std::string, std::vector<char>>> term_states;
   for (const auto& [name, size] : state_sizes) term_states.emplace_back(name, get<char>(in, size, path));
-  static const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"};
-  for (int k = 0; k < 9; ++k)
-    for (std::size_t i = 0; i < sn; ++i)
-      if (!std::isfinite(real[k][i])) throw InputError(path, 0, std::string("checkpoint: ") + names[k] + " of atom " + std::to_string(i) + " is not finite");
-  for (std::size_t i = 0; i < charge.size(); ++i)
-    if (!std::isfinite(charge[i])) throw InputError(path, 0, "checkpoint: charge of atom " + std::to_string(i) + " is not finite");
-  for (std::size_t i = 0; i < sn; ++i) {
-    const Vec3 s = box.to_frac({real[0][i], real[1][i], real[2][i]});
-    for (int k = 0; k < 3; ++k)
-      if (periodic[k] && !(s[k] >= -1e-6 && s[k] <= 1 + 1e-6))
-        throw InputError(path, 0, "checkpoint: atom " + std::to_string(i) + " lies outside the cell (fractional coordinate " +
-                                      fraction_text(s[k]) + "; positions are written wrapped)");
-  }
-  // Ids are a permutation of the input's atoms, each with the type that atom has now.
-  std::vector<int> input_type(sn);
-  {
-    const std::vector<int> type_now = atoms_.type.to_vector();
-    const std::vector<long> id_now = atoms_.id.to_vector();
-    for (std::size_t i = 0; i < sn; ++i) input_type[static_cast<std::size_t>(id_now[i])] = type_now[i];
-  }
+  // The order is a permutation of the input's atoms.
   std::vector<char> seen(sn, 0);
   for (std::size_t i = 0; i < sn; ++i) {
-    const long id = ids[i];
+    const long id = order[i];
     if (id < 0 || id >= n || seen[static_cast<std::size_t>(id)])
       throw InputError(path, 0, "checkpoint: atom ids are not a permutation of 0.." + std::to_string(n - 1) + " (atom " +
                                     std::to_string(i) + " has id " + std::to_string(id) + ")");
     seen[static_cast<std::size_t>(id)] = 1;
-    if (ints[0][i] != input_type[static_cast<std::size_t>(id)])
-      throw InputError(path, 0, "checkpoint: atom " + std::to_string(id) + " has type " + std::to_string(ints[0][i]) +
-                                    ", the input's atom has type " + std::to_string(input_type[static_cast<std::size_t>(id)]));
   }
-  // Checked: now the state changes.
+  // Every number finite; atoms (input index k) of the input's types; positions inside the cell.
+  auto doubles = [&](const std::string& name) -> const std::vector<double>& {
+    for (std::size_t q = 0; q < props.size(); ++q)
+      if (props[q].name == name) return std::get<std::vector<double>>(values[q]);
+    throw InputError(path, 0, "checkpoint: no " + name);
+  };
+  for (std::size_t q = 0; q < props.size(); ++q)
+    if (const auto* v = std::get_if<std::vector<double>>(&values[q]))
+      for (std::size_t k = 0; k < v->size(); ++k)
+        if (!std::isfinite((*v)[k]))
+          throw InputError(path, 0, "checkpoint: " + props[q].name + " of atom " + std::to_string(k % sn) + " is not finite");
+  const std::vector<double>&px = doubles("x"), &py = doubles("y"), &pz = doubles("z");
+  for (std::size_t k = 0; k < sn; ++k) {
+    const Vec3 s = box.to_frac({px[k], py[k], pz[k]});
+    for (int d = 0; d < 3; ++d)
+      if (periodic[d] && !(s[d] >= -1e-6 && s[d] <= 1 + 1e-6))
+        throw InputError(path, 0, "checkpoint: atom " + std::to_string(k) + " lies outside the cell (fractional coordinate " +
+                                      fraction_text(s[d]) + "; positions are written wrapped)");
+  }
+  {
+    std::vector<int> input_type(sn);
+    const std::vector<int> type_now = atoms_.type.to_vector();
+    const std::vector<long> id_now = atoms_.id.to_vector();
+    for (std::size_t i = 0; i < sn; ++i) input_type[static_cast<std::size_t>(id_now[i])] = type_now[i];
+    for (std::size_t q = 0; q < props.size(); ++q) {
+      if (props[q].name != "type") continue;
+      const auto& t = std::get<std::vector<int>>(values[q]);
+      for (std::size_t k = 0; k < sn; ++k)
+        if (t[k] != input_type[k])
+          throw InputError(path, 0, "checkpoint: atom " + std::to_string(k) + " has type " + std::to_string(t[k]) +
+                                        ", the input's atom has type " + std::to_string(input_type[k]));
+    }
+  }
+  // Checked: now the state changes. Every property goes back to the order the atoms were in.
+  auto restore_properties = [&] {
+    for (std::size_t q = 0; q < props.size(); ++q)
+      std::visit(
+          [&](auto* a) {
+            using T = ValueOf<decltype(a)>;
+            const auto& file = std::get<std::vector<T>>(values[q]);
+            std::vector<T> now(file.size());
+            for (std::size_t c = 0; c < static_cast<std::size_t>(props[q].width); ++c)
+              for (std::size_t i = 0; i < sn; ++i) now[c * sn + i] = file[c * sn + static_cast<std::size_t>(order[i])];
+            a->assign(now);
+          },
+          props[q].array);
+  };
   atoms_.set_box(box);
-  Array<double>* reals[] = {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz};
-  for (int k = 0; k < 6; ++k) reals[k]->assign(real[k]);
-  Array<int>* int_arrays[] = {&atoms_.type, &atoms_.ix, &atoms_.iy, &atoms_.iz};
-  for (int k = 0; k < 4; ++k) int_arrays[k]->assign(ints[k]);
-  atoms_.id.assign(ids);
+  restore_properties();
+  atoms_.id.assign(order);
   atoms_.update_index_of();
-  if (charges) atoms_.charge.assign(charge);
   integrator_.set_state(state);
   step_ = step;
   lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
   // Solver state after that evaluation, which a continuing run did not make.
-  for (const auto& [name, state] : term_states) {
+  for (const auto& [name, saved] : term_states) {
     try {
-      force_field_.restore_state(name, std::string(state.begin(), state.end()));
+      force_field_.restore_state(name, std::string(saved.begin(), saved.end()));
     } catch (const InputError&) {
       throw;
     } catch (const Error& e) {
       throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
     }
   }
-  // The saved forces, not the recomputed ones: those could differ in the last bit.
-  atoms_.fx.assign(real[6]);
-  atoms_.fy.assign(real[7]);
-  atoms_.fz.assign(real[8]);
+  // The saved values, not those the evaluation recomputed (forces could differ in the last bit, and
+  // a property that a term updates as it computes would have moved on).
+  restore_properties();
 }
 
 }  // namespace quasar::md

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ long max_cells_for(int n) { return std::max(27L, 2L * n); }
 
 NeighborList::NeighborList(Backend backend, const NeighborSettings& s)
     : backend_(backend), settings_(s), count_(backend), index_(backend), image_(backend), x0_(backend),
-      y0_(backend), z0_(backend), cell_count_(backend), cell_atoms_(backend), flags_(backend), perm_(backend), h0_(backend) {
+      y0_(backend), z0_(backend), cell_count_(backend), cell_atoms_(backend), flags_(backend), perm_(backend),
+      h0_(backend), grids_dev_(backend), cell_begin_dev_(backend) {
   if (!(s.cutoff > 0)) throw Error("neighbour list: cutoff must be positive");
   if (s.skin < 0) throw Error("neighbour list: skin must not be negative");
 }
@@ -28,18 +30,20 @@ NeighborRef NeighborList::ref() const {
                      index_.data(), image_.data()};
 }
 
-// How far an atom may move before the list can miss a pair: half the skin, less what a change of
-// the cell does to the periodic translations stored in the list.
-double NeighborList::move_threshold(const Box& box) const {
+// How far an atom of `system` may move before the list can miss a pair: half the skin, less what a
+// change of the cell does to the periodic translations stored in the list.
+double NeighborList::move_threshold(const Box& box, int system) const {
+  const CellGrid& grid = grids_[static_cast<std::size_t>(system)];
+  const Box& box0 = box0_[static_cast<std::size_t>(system)];
   double dh = 0;
   for (int k = 0; k < 3; ++k)
-    if (box.periodic[k]) dh += (grid_.reach[k] + 1) * std::sqrt(norm2(box.h.r[k] - box0_.h.r[k]));
+    if (box.periodic[k]) dh += (grid.reach[k] + 1) * std::sqrt(norm2(box.h.r[k] - box0.h.r[k]));
   return 0.5 * (settings_.skin - dh);
 }
 
 void NeighborList::update(AtomState& atoms, long step) {
   const bool resort = settings_.sort_every > 0 && step > 0 && step % settings_.sort_every == 0;
-  if (atoms.size() != n_ || resort) {
+  if (atoms.size() != n_ || static_cast<int>(grids_.size()) != atoms.num_systems() || resort) {
     if (resort) spatial_sort(atoms);
     build(atoms);
     return;
@@ -57,47 +61,70 @@ void NeighborList::build(AtomState& atoms) {
   else build_gpu(atoms, true);
 }
 
-// Sizes per-atom arrays and the cell grid for the current atoms and cell.
+// Sizes per-atom arrays and the cell grids for the current atoms and cells.
 void NeighborList::prepare(const AtomState& atoms) {
   n_ = atoms.size();
   x0_.resize(n_);
   y0_.resize(n_);
   z0_.resize(n_);
   count_.resize(n_);
-  grid_ = CellGrid::make(atoms.box(), settings_.cutoff + settings_.skin, max_cells_for(n_));
+  box0_.resize(static_cast<std::size_t>(atoms.num_systems()));
+  make_grids(atoms);
+}
+
+// Each system's grid for its cell as it is now, and where its cells start.
+void NeighborList::make_grids(const AtomState& atoms) {
+  const int systems = atoms.num_systems();
+  const std::vector<int>& offsets = atoms.system_offsets();
+  grids_.resize(static_cast<std::size_t>(systems));
+  cell_begin_.assign(1, 0);
+  for (int s = 0; s < systems; ++s) {
+    const int atoms_in = offsets[static_cast<std::size_t>(s) + 1] - offsets[static_cast<std::size_t>(s)];
+    grids_[static_cast<std::size_t>(s)] =
+        CellGrid::make(atoms.box(s), settings_.cutoff + settings_.skin, max_cells_for(atoms_in));
+    cell_begin_.push_back(cell_begin_.back() + grids_[static_cast<std::size_t>(s)].count());
+  }
 }
 
 bool NeighborList::needs_rebuild_cpu(AtomState& atoms) const {
-  const double t = move_threshold(atoms.box());
-  if (t <= 0) return true;
-  const double t2 = t * t;
-  for (int i = 0; i < n_; ++i) {
-    const double dx = atoms.x[i] - x0_[i], dy = atoms.y[i] - y0_[i], dz = atoms.z[i] - z0_[i];
-    if (dx * dx + dy * dy + dz * dz > t2) return true;
+  const std::vector<int>& offsets = atoms.system_offsets();
+  for (int s = 0; s < atoms.num_systems(); ++s) {
+    const double t = move_threshold(atoms.box(s), s);
+    if (t <= 0) return true;
+    const double t2 = t * t;
+    for (int i = offsets[static_cast<std::size_t>(s)]; i < offsets[static_cast<std::size_t>(s) + 1]; ++i) {
+      const double dx = atoms.x[i] - x0_[i], dy = atoms.y[i] - y0_[i], dz = atoms.z[i] - z0_[i];
+      if (dx * dx + dy * dy + dz * dz > t2) return true;
+    }
   }
   return false;
 }
 
 void NeighborList::build_cpu(AtomState& atoms) {
-  const Box& box = atoms.box();
-  grid_ = CellGrid::make(box, settings_.cutoff + settings_.skin, max_cells_for(n_));
+  make_grids(atoms);
+  const int systems = atoms.num_systems();
+  const std::vector<int>& offsets = atoms.system_offsets();
   AtomsRef a = atoms.ref();
   // Wrap into the cell, keeping count of the crossings, and remember where the atoms were.
   std::vector<int> cell(n_);
-  for (int i = 0; i < n_; ++i) {
-    int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
-    const Vec3 r = box.wrap({a.x[i], a.y[i], a.z[i]}, img);
-    a.x[i] = x0_[i] = r.x;
-    a.y[i] = y0_[i] = r.y;
-    a.z[i] = z0_[i] = r.z;
-    a.ix[i] = img[0];
-    a.iy[i] = img[1];
-    a.iz[i] = img[2];
-    cell[i] = grid_.cell_of(box, r);
+  for (int sys = 0; sys < systems; ++sys) {
+    const Box& box = atoms.box(sys);
+    const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
+    for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
+      int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
+      const Vec3 r = box.wrap({a.x[i], a.y[i], a.z[i]}, img);
+      a.x[i] = x0_[i] = r.x;
+      a.y[i] = y0_[i] = r.y;
+      a.z[i] = z0_[i] = r.z;
+      a.ix[i] = img[0];
+      a.iy[i] = img[1];
+      a.iz[i] = img[2];
+      cell[i] = cell_begin_[static_cast<std::size_t>(sys)] + grid.cell_of(box, r);
+    }
+    box0_[static_cast<std::size_t>(sys)] = box;
   }
-  box0_ = box;
   // Cells in CSR form, atoms ascending within each cell.
-  const int ncell = grid_.count();
+  const int ncell = cell_begin_.back();
   std::vector<int> start(ncell + 1, 0), members(n_);
   for (int i = 0; i < n_; ++i) ++start[cell[i] + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
@@ -112,37 +139,42 @@ void NeighborList::build_cpu(AtomState& atoms) {
   found_j.reserve(static_cast<std::size_t>(n_) * 64);
   found_code.reserve(static_cast<std::size_t>(n_) * 64);
   int most = 0;
-  for (int i = 0; i < n_; ++i) {
-    const Vec3 ri{a.x[i], a.y[i], a.z[i]};
-    const Vec3 s = box.to_frac(ri);
-    const int c[3] = {grid_.coord(s.x, 0), grid_.coord(s.y, 1), grid_.coord(s.z, 2)};
-    for (int o2 = -grid_.reach[2]; o2 <= grid_.reach[2]; ++o2) {
-      int w2, m2;
-      if (!grid_.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
-      for (int o1 = -grid_.reach[1]; o1 <= grid_.reach[1]; ++o1) {
-        int w1, m1;
-        if (!grid_.neighbor_coord(c[1], o1, 1, w1, m1)) continue;
-        for (int o0 = -grid_.reach[0]; o0 <= grid_.reach[0]; ++o0) {
-          int w0, m0;
-          if (!grid_.neighbor_coord(c[0], o0, 0, w0, m0)) continue;
-          const Vec3 shift = box.shift(m0, m1, m2) - ri;
-          const int code = pack_image(m0, m1, m2);
-          const int cc = grid_.index(w0, w1, w2);
-          for (int p = start[cc]; p < start[cc + 1]; ++p) {
-            const int j = members[p];
-            if (j == i && code == 0) continue;
-            if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
-            const double dx = a.x[j] + shift.x, dy = a.y[j] + shift.y, dz = a.z[j] + shift.z;
-            if (dx * dx + dy * dy + dz * dz < rl2) {
-              found_j.push_back(j);
-              found_code.push_back(code);
+  for (int sys = 0; sys < systems; ++sys) {
+    const Box& box = atoms.box(sys);
+    const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
+    const int base = cell_begin_[static_cast<std::size_t>(sys)];
+    for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
+      const Vec3 ri{a.x[i], a.y[i], a.z[i]};
+      const Vec3 s = box.to_frac(ri);
+      const int c[3] = {grid.coord(s.x, 0), grid.coord(s.y, 1), grid.coord(s.z, 2)};
+      for (int o2 = -grid.reach[2]; o2 <= grid.reach[2]; ++o2) {
+        int w2, m2;
+        if (!grid.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
+        for (int o1 = -grid.reach[1]; o1 <= grid.reach[1]; ++o1) {
+          int w1, m1;
+          if (!grid.neighbor_coord(c[1], o1, 1, w1, m1)) continue;
+          for (int o0 = -grid.reach[0]; o0 <= grid.reach[0]; ++o0) {
+            int w0, m0;
+            if (!grid.neighbor_coord(c[0], o0, 0, w0, m0)) continue;
+            const Vec3 shift = box.shift(m0, m1, m2) - ri;
+            const int code = pack_image(m0, m1, m2);
+            const int cc = base + grid.index(w0, w1, w2);
+            for (int p = start[cc]; p < start[cc + 1]; ++p) {
+              const int j = members[p];
+              if (j == i && code == 0) continue;
+              if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
+              const double dx = a.x[j] + shift.x, dy = a.y[j] + shift.y, dz = a.z[j] + shift.z;
+              if (dx * dx + dy * dy + dz * dz < rl2) {
+                found_j.push_back(j);
+                found_code.push_back(code);
+              }
             }
           }
         }
       }
+      first[i + 1] = static_cast<int>(found_j.size());
+      most = std::max(most, first[i + 1] - first[i]);
     }
-    first[i + 1] = static_cast<int>(found_j.size());
-    most = std::max(most, first[i + 1] - first[i]);
   }
   capacity_ = most;
   index_.resize(static_cast<std::size_t>(capacity_) * n_);
@@ -158,13 +190,19 @@ void NeighborList::build_cpu(AtomState& atoms) {
 }
 
 void NeighborList::spatial_sort(AtomState& atoms) {
-  const Box& box = atoms.box();
-  const CellGrid g = CellGrid::make(box, settings_.cutoff + settings_.skin, max_cells_for(atoms.size()));
+  make_grids(atoms);
   const int n = atoms.size();
   perm_.resize(n);
   if (backend_ == Backend::Cpu) {
+    // The key is the atom's cell; a system's cells follow the previous system's, so the systems stay in order.
+    const std::vector<int>& offsets = atoms.system_offsets();
     std::vector<int> key(n);
-    for (int i = 0; i < n; ++i) key[i] = g.cell_of(box, box.wrap({atoms.x[i], atoms.y[i], atoms.z[i]}));
+    for (int sys = 0; sys < atoms.num_systems(); ++sys) {
+      const Box& box = atoms.box(sys);
+      const CellGrid& g = grids_[static_cast<std::size_t>(sys)];
+      for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i)
+        key[i] = cell_begin_[static_cast<std::size_t>(sys)] + g.cell_of(box, box.wrap({atoms.x[i], atoms.y[i], atoms.z[i]}));
+    }
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return key[p] < key[q]; });
@@ -173,7 +211,15 @@ void NeighborList::spatial_sort(AtomState& atoms) {
 #ifdef QUASAR_HAVE_CUDA
     neighbor_gpu::BuildArgs args{};
     args.atoms = atoms.ref();
-    args.grid = g;
+    args.grid = grids_.front();
+    if (atoms.is_batch()) {
+      grids_dev_.assign(grids_);
+      cell_begin_dev_.assign(cell_begin_);
+      args.grids = grids_dev_.data();
+      args.cell_begin = cell_begin_dev_.data();
+      args.systems = atoms.num_systems();
+    }
+    args.cells = cell_begin_.back();
     neighbor_gpu::cell_order(args, perm_.data());
 #else
     throw_no_cuda("GPU neighbour list");
@@ -202,26 +248,47 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
 #ifdef QUASAR_HAVE_CUDA
   using namespace neighbor_gpu;
   const double r_list = settings_.cutoff + settings_.skin;
-  grid_ = CellGrid::make(atoms.box(), r_list, max_cells_for(n_));
-  if (flags_.empty()) {
-    flags_.resize(kFlagCount);
-    h0_.resize(9);
+  const int systems = atoms.num_systems();
+  const std::vector<CellGrid> old_grids = atoms.is_batch() ? grids_ : std::vector<CellGrid>();
+  make_grids(atoms);
+  const int cells = cell_begin_.back();
+  if (atoms.is_batch()) {
+    // The grids go to the device when they change (a cell changed) or were never there.
+    const bool same = !forced && grids_dev_.size() == grids_.size() &&
+                      std::equal(grids_.begin(), grids_.end(), old_grids.begin(), old_grids.end(),
+                                 [](const CellGrid& p, const CellGrid& q) { return std::memcmp(&p, &q, sizeof p) == 0; });
+    if (!same) {
+      grids_dev_.assign(grids_);
+      cell_begin_dev_.assign(cell_begin_);
+    }
   }
+  if (flags_.empty()) flags_.resize(kFlagCount);
+  h0_.resize(9 * static_cast<std::size_t>(systems));
   // Cell slots: twice the mean occupancy plus a margin; the first build measures and grows.
-  if (cell_capacity_ == 0) cell_capacity_ = static_cast<int>(2.0 * n_ / grid_.count()) + 16;
+  if (cell_capacity_ == 0) cell_capacity_ = static_cast<int>(2.0 * n_ / cells) + 16;
   if (capacity_ == 0) {
-    const double density = n_ / atoms.box().volume();
+    double density = 0;  // the densest system's
+    const std::vector<int>& offsets = atoms.system_offsets();
+    for (int s = 0; s < systems; ++s)
+      density = std::max(density, (offsets[static_cast<std::size_t>(s) + 1] - offsets[static_cast<std::size_t>(s)]) /
+                                      atoms.box(s).volume());
     const double sphere = 4.18879020478639 * r_list * r_list * r_list;
     capacity_ = static_cast<int>(1.5 * density * sphere * (settings_.kind == ListKind::Half ? 0.5 : 1.0)) + 16;
   }
   for (;;) {
-    cell_count_.resize(grid_.count());
-    cell_atoms_.resize(static_cast<std::size_t>(grid_.count()) * cell_capacity_);
+    cell_count_.resize(cells);
+    cell_atoms_.resize(static_cast<std::size_t>(cells) * cell_capacity_);
     index_.resize(static_cast<std::size_t>(capacity_) * n_);
     image_.resize(static_cast<std::size_t>(capacity_) * n_);
-    BuildArgs args{atoms.ref(), grid_, r_list * r_list, settings_.kind == ListKind::Half ? 1 : 0, flags_.data(),
+    BuildArgs args{atoms.ref(), grids_.front(), r_list * r_list, settings_.kind == ListKind::Half ? 1 : 0, flags_.data(),
                    cell_count_.data(), cell_atoms_.data(), cell_capacity_, count_.data(), index_.data(),
                    image_.data(), capacity_, x0_.data(), y0_.data(), z0_.data(), h0_.data(), settings_.skin};
+    if (atoms.is_batch()) {
+      args.grids = grids_dev_.data();
+      args.cell_begin = cell_begin_dev_.data();
+      args.systems = systems;
+    }
+    args.cells = cells;
     if (forced) set_rebuild_flag(flags_.data());
     else flag_moved_atoms(args);
     build_if_flagged(args);

@@ -13,14 +13,32 @@ namespace {
 
 constexpr int kBlock = 128;
 
+// Where atom i's system keeps its cell, grid and first cell: with one system (kBatch false) the
+// kernel arguments as always; in a batch, the system's entries.
+template <bool kBatch>
+struct SystemOf {
+  const Box& box;
+  const CellGrid& grid;
+  int base;    // index of the system's first cell
+  int system;
+  __device__ SystemOf(const BuildArgs& a, int i)
+      : box(kBatch ? a.atoms.boxes[a.atoms.system[i]] : a.atoms.box),
+        grid(kBatch ? a.grids[a.atoms.system[i]] : a.grid),
+        base(kBatch ? a.cell_begin[a.atoms.system[i]] : 0),
+        system(kBatch ? a.atoms.system[i] : 0) {}
+};
+
+template <bool kBatch>
 __global__ void flag_moved_kernel(BuildArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
+  const SystemOf<kBatch> at(a, i);
+  const double* h0 = a.h0 + 9 * at.system;
   double dh = 0;
   for (int k = 0; k < 3; ++k) {
-    if (!a.atoms.box.periodic[k]) continue;
-    const Vec3 d = a.atoms.box.h.r[k] - Vec3{a.h0[3 * k], a.h0[3 * k + 1], a.h0[3 * k + 2]};
-    dh += (a.grid.reach[k] + 1) * sqrt(norm2(d));
+    if (!at.box.periodic[k]) continue;
+    const Vec3 d = at.box.h.r[k] - Vec3{h0[3 * k], h0[3 * k + 1], h0[3 * k + 2]};
+    dh += (at.grid.reach[k] + 1) * sqrt(norm2(d));
   }
   const double t = 0.5 * (a.skin - dh);
   const double dx = a.atoms.x[i] - a.x0[i], dy = a.atoms.y[i] - a.y0[i], dz = a.atoms.z[i] - a.z0[i];
@@ -32,14 +50,16 @@ __global__ void set_flag_kernel(int* flags) { flags[kRebuild] = 1; }
 __global__ void clear_cells_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c < a.grid.count()) a.cell_count[c] = 0;
+  if (c < a.cells) a.cell_count[c] = 0;
 }
 
+template <bool kBatch>
 __global__ void bin_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
-  const Box& box = a.atoms.box;
+  const SystemOf<kBatch> at(a, i);
+  const Box& box = at.box;
   int img[3] = {a.atoms.ix[i], a.atoms.iy[i], a.atoms.iz[i]};
   const Vec3 r = box.wrap({a.atoms.x[i], a.atoms.y[i], a.atoms.z[i]}, img);
   a.atoms.x[i] = a.x0[i] = r.x;
@@ -48,7 +68,7 @@ __global__ void bin_kernel(BuildArgs a) {
   a.atoms.ix[i] = img[0];
   a.atoms.iy[i] = img[1];
   a.atoms.iz[i] = img[2];
-  const int c = a.grid.cell_of(box, r);
+  const int c = at.base + at.grid.cell_of(box, r);
   const int slot = atomicAdd(&a.cell_count[c], 1);
   if (slot < a.cell_capacity) a.cell_atoms[static_cast<long>(c) * a.cell_capacity + slot] = i;
   else atomicMax(&a.flags[kMaxCellAtoms], slot + 1);
@@ -58,7 +78,7 @@ __global__ void bin_kernel(BuildArgs a) {
 __global__ void order_cells_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= a.grid.count()) return;
+  if (c >= a.cells) return;
   const int n = min(a.cell_count[c], a.cell_capacity);
   int* m = a.cell_atoms + static_cast<long>(c) * a.cell_capacity;
   atomicMax(&a.flags[kMaxCellAtoms], a.cell_count[c]);
@@ -73,12 +93,14 @@ __global__ void order_cells_kernel(BuildArgs a) {
   }
 }
 
+template <bool kBatch>
 __global__ void build_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
-  const Box& box = a.atoms.box;
-  const CellGrid& g = a.grid;
+  const SystemOf<kBatch> at(a, i);
+  const Box& box = at.box;
+  const CellGrid& g = at.grid;
   const double* __restrict__ x = a.atoms.x;
   const double* __restrict__ y = a.atoms.y;
   const double* __restrict__ z = a.atoms.z;
@@ -98,7 +120,7 @@ __global__ void build_kernel(BuildArgs a) {
         if (!g.neighbor_coord(c0, o0, 0, w0, m0)) continue;
         const Vec3 shift = box.shift(m0, m1, m2) - ri;
         const int code = pack_image(m0, m1, m2);
-        const int cc = g.index(w0, w1, w2);
+        const int cc = at.base + g.index(w0, w1, w2);
         const int members = min(a.cell_count[cc], a.cell_capacity);
         const int* cell = a.cell_atoms + static_cast<long>(cc) * a.cell_capacity;
         for (int p = 0; p < members; ++p) {
@@ -122,29 +144,45 @@ __global__ void build_kernel(BuildArgs a) {
   else if (found > 0) atomicMax(&a.flags[kMaxNeighbors], found);
 }
 
+// Each system's cell at this build (one system: finish_kernel does it).
+__global__ void store_cells_kernel(BuildArgs a) {
+  if (!a.flags[kRebuild]) return;
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= a.systems) return;
+  const Box& box = a.atoms.boxes[s];
+  for (int k = 0; k < 3; ++k) {
+    a.h0[9 * s + 3 * k] = box.h.r[k].x;
+    a.h0[9 * s + 3 * k + 1] = box.h.r[k].y;
+    a.h0[9 * s + 3 * k + 2] = box.h.r[k].z;
+  }
+}
+
 __global__ void finish_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
-  for (int k = 0; k < 3; ++k) {
-    a.h0[3 * k] = a.atoms.box.h.r[k].x;
-    a.h0[3 * k + 1] = a.atoms.box.h.r[k].y;
-    a.h0[3 * k + 2] = a.atoms.box.h.r[k].z;
-  }
+  if (!a.atoms.system)
+    for (int k = 0; k < 3; ++k) {
+      a.h0[3 * k] = a.atoms.box.h.r[k].x;
+      a.h0[3 * k + 1] = a.atoms.box.h.r[k].y;
+      a.h0[3 * k + 2] = a.atoms.box.h.r[k].z;
+    }
   ++a.flags[kBuilds];
   a.flags[kRebuild] = 0;
 }
 
+template <bool kBatch>
 __global__ void cell_keys_kernel(BuildArgs a, int* keys, int* order) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
-  const Box& box = a.atoms.box;
-  keys[i] = a.grid.cell_of(box, box.wrap({a.atoms.x[i], a.atoms.y[i], a.atoms.z[i]}));
+  const SystemOf<kBatch> at(a, i);
+  keys[i] = at.base + at.grid.cell_of(at.box, at.box.wrap({a.atoms.x[i], a.atoms.y[i], a.atoms.z[i]}));
   order[i] = i;
 }
 
 }  // namespace
 
 void flag_moved_atoms(const BuildArgs& a) {
-  flag_moved_kernel<<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  if (a.atoms.system) flag_moved_kernel<true><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  else flag_moved_kernel<false><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
   QUASAR_LAUNCH_CHECK("flag_moved_kernel");
 }
 
@@ -154,15 +192,22 @@ void set_rebuild_flag(int* flags) {
 }
 
 void build_if_flagged(const BuildArgs& a) {
-  const int cells = a.grid.count();
+  const int cells = a.cells;
+  const bool batch = a.atoms.system != nullptr;
   clear_cells_kernel<<<grid_for(cells, kBlock), kBlock>>>(a);
   QUASAR_LAUNCH_CHECK("clear_cells_kernel");
-  bin_kernel<<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  if (batch) bin_kernel<true><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  else bin_kernel<false><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
   QUASAR_LAUNCH_CHECK("bin_kernel");
   order_cells_kernel<<<grid_for(cells, kBlock), kBlock>>>(a);
   QUASAR_LAUNCH_CHECK("order_cells_kernel");
-  build_kernel<<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  if (batch) build_kernel<true><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
+  else build_kernel<false><<<grid_for(a.atoms.n, kBlock), kBlock>>>(a);
   QUASAR_LAUNCH_CHECK("build_kernel");
+  if (batch) {
+    store_cells_kernel<<<grid_for(a.systems, kBlock), kBlock>>>(a);
+    QUASAR_LAUNCH_CHECK("store_cells_kernel");
+  }
   finish_kernel<<<1, 1>>>(a);
   QUASAR_LAUNCH_CHECK("finish_kernel");
 }
@@ -170,7 +215,8 @@ void build_if_flagged(const BuildArgs& a) {
 void cell_order(const BuildArgs& a, int* perm) {
   const int n = a.atoms.n;
   Array<int> keys(Backend::Cuda, n), keys_out(Backend::Cuda, n), order(Backend::Cuda, n);
-  cell_keys_kernel<<<grid_for(n, kBlock), kBlock>>>(a, keys.data(), order.data());
+  if (a.atoms.system) cell_keys_kernel<true><<<grid_for(n, kBlock), kBlock>>>(a, keys.data(), order.data());
+  else cell_keys_kernel<false><<<grid_for(n, kBlock), kBlock>>>(a, keys.data(), order.data());
   QUASAR_LAUNCH_CHECK("cell_keys_kernel");
   std::size_t bytes = 0;
   QUASAR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys.data(), keys_out.data(), order.data(), perm, n));

@@ -61,7 +61,11 @@ struct NeighborSettings {
 // Cell list + Verlet list with a skin, for any triclinic cell (also narrower than twice the
 // cutoff: every periodic image within reach is listed) and partial periodicity. The rebuild
 // decision is taken where the atoms live: on the GPU it is a device flag that gates the build
-// kernels, so no step waits for the host.
+// kernels, so no step waits for the host. A batch of systems (AtomState::num_systems() > 1) gets
+// one cell grid per system, the grids' cells one after another: an atom only sees atoms of its own
+// system, with the periodic images of its own system's cell, and spatial sorting keeps each
+// system's atoms together (the sort key is the cell, and a system's cells follow the previous
+// system's). With one system the grid and the kernels are what they were without batches.
 class NeighborList {
  public:
   NeighborList(Backend backend, const NeighborSettings& s);
@@ -82,25 +86,31 @@ class NeighborList {
 
  private:
   void prepare(const AtomState& atoms);
+  void make_grids(const AtomState& atoms);
   void build_cpu(AtomState& atoms);
   bool needs_rebuild_cpu(AtomState& atoms) const;
   void build_gpu(AtomState& atoms, bool forced);
   void spatial_sort(AtomState& atoms);
-  double move_threshold(const Box& box) const;
+  double move_threshold(const Box& box, int system) const;
 
   Backend backend_;
   NeighborSettings settings_;
   int n_ = 0, capacity_ = 0;
   Array<int> count_, index_, image_;
   Array<double> x0_, y0_, z0_;  // positions at the last build
-  Box box0_;                    // cell at the last build
-  CellGrid grid_;
+  // Per system: its cell grid, the index of its first cell (and the total after the last system),
+  // its cell at the last build.
+  std::vector<CellGrid> grids_;
+  std::vector<int> cell_begin_;
+  std::vector<Box> box0_;
   long builds_ = 0;
   Array<int> cell_count_, cell_atoms_;  // atoms per cell; atoms of each cell (cell_capacity_ slots)
   int cell_capacity_ = 0;
   Array<int> flags_;  // device: rebuild needed, max neighbours, max cell occupancy, builds
   Array<int> perm_;   // spatial sort permutation
-  Array<double> h0_;  // device: cell at the last build
+  Array<double> h0_;  // device: cell at the last build (9 per system)
+  Array<CellGrid> grids_dev_;  // device copies of grids_ and cell_begin_ for batches
+  Array<int> cell_begin_dev_;
 };
 
 }  // namespace quasar

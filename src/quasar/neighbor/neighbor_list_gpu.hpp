@@ -10,7 +10,7 @@ enum Flag { kRebuild = 0, kMaxNeighbors = 1, kMaxCellAtoms = 2, kBuilds = 3, kFl
 
 struct BuildArgs {
   AtomsRef atoms;
-  CellGrid grid;
+  CellGrid grid;  // one system: its grid (a batch: each system's in grids, see below)
   double r_list2;
   int half;
   int* flags;
@@ -22,8 +22,14 @@ struct BuildArgs {
   int* image;
   int capacity;  // neighbours per atom; the list stride is atoms.n
   double *x0, *y0, *z0;
-  double* h0;    // cell matrix at the last build (9, by rows)
+  double* h0;    // cell matrix at the last build (9 by rows, per system)
   double skin;
+  // Batches (atoms.system not null): each system's grid, the index of its first cell (its cells
+  // follow the previous system's), the number of systems and of cells in all.
+  const CellGrid* grids = nullptr;
+  const int* cell_begin = nullptr;
+  int systems = 1;
+  int cells = 0;
 };
 
 // Sets flags[kRebuild] when an atom moved farther than half the skin, less the effect of any change

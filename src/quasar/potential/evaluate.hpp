@@ -39,4 +39,22 @@ std::vector<Evaluation> evaluate_all(std::span<ForceField* const> force_fields, 
 std::vector<Evaluation> evaluate_all(const std::vector<Potential*>& potentials, const Structure& s, Backend backend,
                                      bool per_atom = false, int n_local = -1, bool deterministic = false);
 
+// Many structures at once: one AtomState holding them all as a batch of systems (one upload, one
+// neighbour-list build, one evaluation per force field: the same launches for a thousand frames as
+// for one), results per frame as evaluate() gives them, to rounding. The frames may differ in atom
+// count, cell and periodicity; their type names are merged (each force field binds to the union),
+// and either all have charges or none has. Results: [force field][frame].
+std::vector<std::vector<Evaluation>> evaluate_batch_all(std::span<ForceField* const> force_fields,
+                                                        std::span<const Structure> frames, Backend backend,
+                                                        bool per_atom = false, bool deterministic = false);
+std::vector<Evaluation> evaluate_batch(ForceField& force_field, std::span<const Structure> frames, Backend backend,
+                                       bool per_atom = false, bool deterministic = false);
+
+// Atoms per batch that the commands use (`quasar eval`, `quasar model-devi`, Python's compute_many).
+constexpr long kBatchAtoms = 1L << 18;
+// Consecutive runs of frames to evaluate as one batch each: at most max_atoms atoms (a larger
+// frame alone), frames that all have charges or none, at most max_frames frames.
+std::vector<std::span<const Structure>> split_batches(std::span<const Structure> frames, long max_atoms = kBatchAtoms,
+                                                      long max_frames = 1L << 16);
+
 }  // namespace quasar

@@ -83,7 +83,10 @@ void ForceField::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequ
   auto selected = [&](const Term& t) { return ((groups >> t.group) & 1u) != 0; };
   const auto first = std::find_if(terms_.begin(), terms_.end(), selected);
   const bool overwrites = first != terms_.end() && first->potential->overwrites_outputs(b);
-  out.begin(atoms, req, size(), overwrites);
+  // A batch's per-system totals are sums of per-atom parts (ForceOutput::end_term).
+  ComputeRequest request = req;
+  if (atoms.is_batch() && (req.energy || req.virial)) request.per_atom = true;
+  out.begin(atoms, request, size(), overwrites);
   for (std::size_t k = 0; k < terms_.size(); ++k) {
     if (!selected(terms_[k])) continue;
     for (int r = first_[k]; r < first_[k + 1]; ++r) {
@@ -95,7 +98,8 @@ void ForceField::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequ
     }
     out.begin_term(static_cast<int>(k));
     const NeighborRefs term_lists(refs_.data() + first_[k], static_cast<std::size_t>(first_[k + 1] - first_[k]));
-    terms_[k].potential->compute(atoms, term_lists, req, out);
+    terms_[k].potential->compute(atoms, term_lists, request, out);
+    out.end_term();
   }
 }
 

@@ -2,15 +2,26 @@
 
 #include <algorithm>
 
+#include "quasar/device/segments.hpp"
+
 namespace quasar {
 
 void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites) {
   terms_ = std::max(terms, 1);
   term_ = 0;
   started_ = false;
+  separated_ = false;
   const std::size_t n = static_cast<std::size_t>(atoms.size());
   totals.resize(static_cast<std::size_t>(kTotals) * terms_);
   if (req.energy || req.virial || req.per_atom) totals.set_zero();
+  systems_ = atoms.num_systems();
+  atoms_ = atoms.size();
+  per_atom_ = req.per_atom;
+  offsets_ = atoms.is_batch() ? atoms.system_offset.data() : nullptr;
+  if (atoms.is_batch()) {
+    system_totals.resize(static_cast<std::size_t>(kTotals) * terms_ * systems_);
+    system_totals.set_zero();
+  }
   if (req.per_atom) {
     atom_energy.resize(n);
     atom_virial.resize(9 * n);
@@ -28,6 +39,34 @@ void ForceOutput::begin_term(int k) {
   if (started_) contents = Contents::Sums;
   started_ = true;
   term_ = k;
+  if (!(systems_ > 1 && per_atom_ && contents == Contents::Sums)) return;
+  const std::size_t n = static_cast<std::size_t>(atoms_);
+  term_energy_.resize(n);
+  term_virial_.resize(9 * n);
+  term_energy_.set_zero();
+  term_virial_.set_zero();
+  atom_energy.swap(term_energy_);
+  atom_virial.swap(term_virial_);
+  separated_ = true;
+}
+
+void ForceOutput::end_term() {
+  if (!(systems_ > 1 && per_atom_)) return;
+  const Backend b = totals.backend();
+  double* block = system_totals.data() + static_cast<std::size_t>(kTotals) * systems_ * term_;
+  device::segment_sums(b, atom_energy.data(), atoms_, 1, offsets_, systems_, block, kTotals);
+  device::segment_sums(b, atom_virial.data(), atoms_, 9, offsets_, systems_, block + 1, kTotals);
+  if (!separated_) return;
+  atom_energy.swap(term_energy_);
+  atom_virial.swap(term_virial_);
+  device::add_into(b, atom_energy.data(), term_energy_.data(), atom_energy.size());
+  device::add_into(b, atom_virial.data(), term_virial_.data(), atom_virial.size());
+  separated_ = false;
+}
+
+std::vector<double> ForceOutput::system_term_totals() const {
+  if (systems_ <= 1) return totals.to_vector();
+  return system_totals.to_vector();
 }
 
 std::vector<double> ForceOutput::summed_totals() const {

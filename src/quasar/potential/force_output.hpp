@@ -35,6 +35,11 @@ class ForceOutput {
   Array<double> totals;
   Array<double> atom_energy;  // n, when requested (sum over terms)
   Array<double> atom_virial;  // 9 n, component-major: W_ab of atom i at [(3a+b) n + i]
+  // A batch of systems (AtomState::num_systems() > 1): kTotals values per term and system at
+  // [(term systems() + s) kTotals + c], the sums of each term's per-atom energies and virials over
+  // the system's atoms (ForceField::compute asks the terms for per-atom parts in a batch; a segmented
+  // sum in a fixed order follows each term). Empty for one system, whose totals are `totals`.
+  Array<double> system_totals;
   // Deterministic accumulation: on the GPU every sum that threads share (forces on neighbours,
   // per-atom virials, totals) is taken in 64-bit fixed point (device/fixed_point.hpp), so that
   // evaluations of the same input are bit-identical. The CPU loops are deterministic anyway.
@@ -43,14 +48,20 @@ class ForceOutput {
   Contents contents = Contents::Zero;
 
   explicit ForceOutput(Backend b, bool deterministic_sums = false)
-      : totals(b, kTotals), atom_energy(b), atom_virial(b), deterministic(deterministic_sums) {}
+      : totals(b, kTotals), atom_energy(b), atom_virial(b), system_totals(b), deterministic(deterministic_sums),
+        term_energy_(b), term_virial_(b) {}
 
   // Start of one evaluation of `terms` terms (ForceField::compute, the one place that zeroes):
   // sizes the arrays, zeroes the totals when the request asks for energy or virial, and zeroes the
   // forces and per-atom arrays unless the first term overwrites them (first_overwrites).
   void begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites);
   // Before term k computes: its totals block becomes term_totals(); after the first, contents = Sums.
+  // In a batch with per-atom parts, a term after the first adds its per-atom parts into zeroed
+  // arrays of its own, so that end_term can sum them per system.
   void begin_term(int k);
+  // After the term computed: in a batch, its per-system totals from its per-atom parts (which then
+  // join the earlier terms' sums). Nothing for one system.
+  void end_term();
   // Where the current term adds its energy and virial (kTotals values, on the atoms' backend).
   double* term_totals() { return totals.data() + static_cast<std::size_t>(kTotals) * term_; }
   int terms() const { return terms_; }
@@ -60,10 +71,16 @@ class ForceOutput {
   Mat3 virial() const;
   std::vector<double> term_energies() const;
   std::vector<double> summed_totals() const;  // kTotals values
+  // Systems of the last evaluation, and a host copy of every system's totals per term,
+  // [(term systems() + s) kTotals + c]: system_totals in a batch, `totals` for one system.
+  int systems() const { return systems_; }
+  std::vector<double> system_term_totals() const;
 
  private:
-  int terms_ = 1, term_ = 0;
-  bool started_ = false;
+  int terms_ = 1, term_ = 0, systems_ = 1, atoms_ = 0;
+  bool started_ = false, per_atom_ = false, separated_ = false;
+  const int* offsets_ = nullptr;           // the batch's system offsets, on the backend
+  Array<double> term_energy_, term_virial_;  // a later term's own per-atom parts (batches)
 };
 
 }  // namespace quasar

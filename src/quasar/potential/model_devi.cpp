@@ -48,4 +48,17 @@ ModelDeviation model_deviation(const std::vector<Potential*>& models, const Stru
   return deviation(evaluate_all(models, s, backend), s);
 }
 
+std::vector<ModelDeviation> model_deviations(std::span<ForceField* const> models, std::span<const Structure> frames,
+                                             Backend backend) {
+  if (models.size() < 2) throw Error("model deviation needs at least two models");
+  const auto all = evaluate_batch_all(models, frames, backend);  // [model][frame]
+  std::vector<ModelDeviation> out;
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    std::vector<Evaluation> of_frame;
+    for (const auto& model : all) of_frame.push_back(model[k]);
+    out.push_back(deviation(of_frame, frames[k]));
+  }
+  return out;
+}
+
 }  // namespace quasar

@@ -3,7 +3,7 @@
 // evaluate the same structure; the spread of their forces (per atom: the root mean square distance
 // of each model's force from the models' mean) and of their virials (per component, divided by the
 // number of atoms) is summarised by its maximum, minimum and mean. The models share one copy of the
-// structure and one neighbour list on the backend (evaluate_all).
+// structure and one neighbour list on the backend (evaluate_all); many frames go as one batch.
 #include <span>
 #include <vector>
 
@@ -19,5 +19,8 @@ struct ModelDeviation {
 // Each model a force field (of one or more terms), or a potential.
 ModelDeviation model_deviation(std::span<ForceField* const> models, const Structure& s, Backend backend);
 ModelDeviation model_deviation(const std::vector<Potential*>& models, const Structure& s, Backend backend);
+// The deviation of every frame, the frames evaluated as one batch (evaluate_batch_all).
+std::vector<ModelDeviation> model_deviations(std::span<ForceField* const> models, std::span<const Structure> frames,
+                                             Backend backend);
 
 }  // namespace quasar
