@@ -1,7 +1,9 @@
 #pragma once
 // What a potential binds to before it computes anything: the system's description, as opposed to
 // its state (positions, velocities), which changes every step. Plain host data; potentials take
-// what they need from it (a pair potential its type names, an electrostatic term the charges).
+// what they need from it (a pair potential its type names, an electrostatic term the charges, a
+// bonded term the topology).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,9 +15,20 @@ struct SystemSetup {
   std::vector<std::string> type_names;  // type index -> name
   std::vector<double> type_masses;      // amu, per type
   std::vector<double> charges;          // e, per atom in input order; empty when the system has none
-  // Topology (bonds, angles, ...) and per-atom parameters join here as they are added.
+  Topology topology;                    // bonds, angles, ... by input index (core/topology.hpp)
+  std::size_t atom_count = 0;           // atoms in the system (0: not known, as for the LAMMPS plugin)
+  // Per-atom parameters by name, each an array in input order (polarisabilities, multipoles, ...).
+  std::map<std::string, std::vector<double>> atom_params;
 
-  static SystemSetup of(const Structure& s) { return {s.type_names, s.type_masses, s.charges}; }
+  static SystemSetup of(const Structure& s) {
+    SystemSetup setup;
+    setup.type_names = s.type_names;
+    setup.type_masses = s.type_masses;
+    setup.charges = s.charges;
+    setup.topology = s.topology;
+    setup.atom_count = s.size();
+    return setup;
+  }
   // Only type names (and masses): what the LAMMPS plugin knows of its atom types.
   static SystemSetup of_types(std::vector<std::string> names, std::vector<double> masses = {}) {
     SystemSetup setup;
