@@ -1,6 +1,7 @@
 // Forces and virials against finite differences of the energy; per-atom sums; on every backend.
 #include <cmath>
 
+#include "quasar/potential/bonded/bonded_term.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "test_systems.hpp"
 
@@ -82,6 +83,28 @@ TEST_P(FiniteDifferences, EamInACellNarrowerThanTwiceTheCutoff) {
   if (!eam) return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");
   // Measured 5.9e-9 (forces and virial) relative.
   check(*eam, test::distorted_fcc({2, 2, 2}, 3.615, 0.15, 0.08, 23), 1e-7, 1e-7);
+}
+
+// The bonded terms and Lennard-Jones with special weights on a small polymer melt (10 chains of 8
+// beads, none closer than 1 Å; the differences move atoms 0, 26 and 79: a chain's end, an inner
+// bead, a chain's end).
+TEST_P(FiniteDifferences, HarmonicBonds) {
+  auto bond = make_bonded_potential("bond/harmonic");
+  // Measured 5.8e-9 (forces) and 2.3e-9 (virial) relative: the differences' own error (K = 100 eV/Å^2).
+  check(*bond, test::polymer_melt(10, 8, 0.5, 41, 1.0), 1e-7, 1e-7);
+}
+
+TEST_P(FiniteDifferences, HarmonicAngles) {
+  auto angle = make_bonded_potential("angle/harmonic");
+  // Measured 3.8e-10 (forces) and 1e-9 (virial) relative.
+  check(*angle, test::polymer_melt(10, 8, 0.5, 42, 1.0), 1e-8, 1e-7);
+}
+
+TEST_P(FiniteDifferences, LennardJonesWithSpecialWeights) {
+  LennardJones lj({{"A", {1.0, 1.0}}, {"B", {0.8, 1.1}}}, 2.5, true, false);
+  lj.set_special({0.0, 0.5, 0.8});
+  // Measured 3.4e-9 (forces) and 1.7e-8 (virial) relative.
+  check(lj, test::polymer_melt(10, 8, 0.5, 43, 1.0), 1e-7, 1e-6);
 }
 
 QUASAR_INSTANTIATE_BACKENDS(FiniteDifferences);
