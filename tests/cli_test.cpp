@@ -386,6 +386,26 @@ TEST_F(Cli, SiliconExampleRuns) {
   EXPECT_NE(r.out.find("216 atoms, deepmd potential, bussi dynamics on cpu"), std::string::npos) << r.out;
 }
 
+// The polymer melt: topology from the data file, three terms; eval names each term's energy.
+TEST_F(Cli, PolymerMeltExampleRuns) {
+  const std::string data = test::source_path("examples/polymer-melt/melt.data");
+  write("melt.toml", short_example("examples/polymer-melt/input.toml", "\"melt.data\"", "\"" + data + "\""));
+  const Result r = quasar("run melt.toml --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("128 atoms, lj + bond + angle force field, langevin dynamics on cpu"), std::string::npos) << r.out;
+  const Result e = quasar("eval --model melt.toml --structure " + data + " --json --device cpu");
+  ASSERT_EQ(e.code, 0) << e.err;
+  const auto j = nlohmann::json::parse(e.out);
+  const Structure s = io::read_lammps_data(data);
+  ForceField ff = load_force_field((dir_ / "melt.toml").string());
+  const Evaluation want = evaluate(ff, s, Backend::Cpu);
+  EXPECT_EQ(j["energy"].get<double>(), want.energy);
+  EXPECT_EQ(j["terms"]["lj"].get<double>(), want.terms[0].energy);
+  EXPECT_EQ(j["terms"]["bond"].get<double>(), want.terms[1].energy);
+  EXPECT_EQ(j["terms"]["angle"].get<double>(), want.terms[2].energy);
+  EXPECT_GT(j["terms"]["bond"].get<double>(), 0.0);
+}
+
 TEST_F(Cli, EmbeddedDefaultExampleRuns) {
   if (test::lammps_potential("Cu_u3.eam").empty())
     return test::missing(test::Dependency::LammpsData, "lammps-data's Cu_u3.eam is not installed");

@@ -7,6 +7,7 @@
 //   BackendsAgree          the GPU against the CPU's double-precision reference, with and without
 //                          deterministic sums (on the CPU: deterministic sums change no bit)
 //   RestartIsBitForBit     an MD run restarted from its checkpoint ends as the uninterrupted one
+//   BatchedEqualsSingle    three frames evaluated as one batch against each alone
 // Tolerances sit within about 100x of what was measured (each case says what).
 #include <cmath>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/md/simulation.hpp"
+#include "quasar/potential/bonded/bonded_term.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "test_systems.hpp"
@@ -78,6 +80,27 @@ std::vector<Case> cases() {
   if (!test::copper_eam()) funcfl.missing = "lammps-data's Cu_u3.eam is not installed";
   out.push_back(funcfl);
 
+  // A bead-spring melt (10 chains of 8 beads): harmonic bonds and angles from its topology and LJ with
+  // special weights 0, 0.5, 0.8, three terms of one force field. Stiff bonds of light beads: 0.1 fs.
+  Case melt = make_case(
+      "PolymerMelt",
+      [] {
+        ForceField ff;
+        ff.add(make_bonded_potential("bond/harmonic"));
+        ff.add(make_bonded_potential("angle/harmonic"));
+        auto pair = std::make_unique<LennardJones>(
+            std::map<std::string, LjSpecies>{{"A", {1.0, 1.0}}, {"B", {0.8, 1.1}}}, 2.5, true, false);
+        pair->set_special({0.0, 0.5, 0.8});
+        ff.add(std::move(pair));
+        return ff;
+      },
+      [] { return test::polymer_melt(10, 8, 0.5, 41, 1.0); });
+  melt.tol.fd_force = 1e-7;
+  melt.tol.fd_virial = 1e-6;
+  melt.dt_fs = 0.1;
+  melt.temperature = 3000;
+  out.push_back(melt);
+
   // DeePMD-kit's water model on a 192-atom frame of its water data.
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
@@ -102,6 +125,22 @@ const Case& current_case() {
   for (const Case& c : all)
     if (c.name == name) return c;
   throw Error("no conformance case " + name);
+}
+
+// The structure with its atoms in another order: atom i of the result is atom order[i] of s (the
+// topology's atom indices follow).
+Structure permuted(const Structure& s, const std::vector<std::size_t>& order) {
+  Structure t = s;
+  std::vector<int> new_index(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    t.positions[i] = s.positions[order[i]];
+    t.types[i] = s.types[order[i]];
+    new_index[order[i]] = static_cast<int>(i);
+    if (!s.topology.molecules.empty()) t.topology.molecules[i] = s.topology.molecules[order[i]];
+  }
+  for (int k = 0; k < 4; ++k)
+    for (int& a : t.topology.set(k).atoms) a = new_index[static_cast<std::size_t>(a)];
+  return t;
 }
 
 Mat3 rotation(double ax, double ay, double az) {
@@ -220,12 +259,7 @@ TEST_P(Conformance, Invariances) {
   {
     std::vector<std::size_t> order = same;
     std::shuffle(order.begin(), order.end(), std::mt19937(7));
-    Structure t = s_;
-    for (std::size_t i = 0; i < s_.size(); ++i) {
-      t.positions[i] = s_.positions[order[i]];
-      t.types[i] = s_.types[order[i]];
-    }
-    compare("permutation", eval(t), order, identity3());
+    compare("permutation", eval(permuted(s_, order)), order, identity3());
   }
 }
 
@@ -298,9 +332,52 @@ TEST_P(Conformance, RestartIsBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
+// The structure, a rattled copy with a cell 2% larger, and a rattled copy with the atoms reversed, as
+// one batch: every frame's energy, per-term energies, forces, virial and per-atom parts against the
+// frame alone, to 1e-12 (the batch's totals are sums of per-atom parts: measured at most 1.1e-14).
+TEST_P(Conformance, BatchedEqualsSingle) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> jitter(0.0, 0.02);
+  Structure bigger = s_;
+  bigger.box.set_matrix(1.02 * s_.box.h);
+  for (std::size_t i = 0; i < s_.size(); ++i)
+    bigger.positions[i] = bigger.box.from_frac(s_.box.to_frac(s_.positions[i])) + Vec3{jitter(rng), jitter(rng), jitter(rng)};
+  std::vector<std::size_t> reverse(s_.size());
+  for (std::size_t i = 0; i < s_.size(); ++i) reverse[i] = s_.size() - 1 - i;
+  Structure reversed = permuted(s_, reverse);
+  for (Vec3& r : reversed.positions) r += Vec3{jitter(rng), jitter(rng), jitter(rng)};
+  const std::vector<Structure> frames{s_, bigger, reversed};
+  const std::vector<Evaluation> batch = evaluate_batch(ff_, frames, GetParam(), true);
+  ASSERT_EQ(batch.size(), frames.size());
+  test::MaxError de("batch - single: energies, relative" + on()), df("batch - single: forces, relative to max |F|" + on()),
+      dw("batch - single: virials, relative to |E|" + on()), da("batch - single: per-atom parts, relative to |E|" + on());
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    const Evaluation one = eval(frames[f], true);
+    const double scale = std::max(1.0, std::abs(one.energy));
+    double fscale = 1.0;
+    for (const Vec3& v : one.forces) fscale = std::max(fscale, std::sqrt(norm2(v)));
+    de.add(batch[f].energy / scale, one.energy / scale);
+    ASSERT_EQ(batch[f].terms.size(), one.terms.size());
+    for (std::size_t t = 0; t < one.terms.size(); ++t) de.add(batch[f].terms[t].energy / scale, one.terms[t].energy / scale);
+    for (int k = 0; k < 9; ++k) dw.add(batch[f].virial(k / 3, k % 3) / scale, one.virial(k / 3, k % 3) / scale);
+    ASSERT_EQ(batch[f].forces.size(), one.forces.size());
+    for (std::size_t i = 0; i < one.forces.size(); ++i) {
+      for (int k = 0; k < 3; ++k) df.add(batch[f].forces[i][k] / fscale, one.forces[i][k] / fscale);
+      da.add(batch[f].atom_energy[i] / scale, one.atom_energy[i] / scale);
+      for (int k = 0; k < 9; ++k)
+        da.add(batch[f].atom_virial[i](k / 3, k % 3) / scale, one.atom_virial[i](k / 3, k % 3) / scale);
+    }
+  }
+  EXPECT_TRUE(de.within(1e-12));
+  EXPECT_TRUE(df.within(1e-12));
+  EXPECT_TRUE(dw.within(1e-12));
+  EXPECT_TRUE(da.within(1e-12));
+}
+
 INSTANTIATE_TEST_SUITE_P(LennardJones, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
 INSTANTIATE_TEST_SUITE_P(EamSetfl, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
 INSTANTIATE_TEST_SUITE_P(EamFuncfl, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
+INSTANTIATE_TEST_SUITE_P(PolymerMelt, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
 INSTANTIATE_TEST_SUITE_P(DeepPotential, Conformance, testing::ValuesIn(test::backends()), test::backend_param_name);
 
 }  // namespace

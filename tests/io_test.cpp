@@ -244,11 +244,111 @@ TEST_F(Files, LammpsDataWrittenByLammps) {
     expect_molecule(s, 1e-13);  // LAMMPS keeps positions through fractional coordinates: 1.1e-14 off (measured)
     EXPECT_EQ(s.charges, (std::vector<double>{-0.5, 0.25, 0.5, -0.25, 0}));
     EXPECT_EQ(s.type_masses, (std::vector<double>{12.011, 15.999, 1.008}));
+    // The topology of kBonds (input indices are ids - 1), in whatever order LAMMPS writes it.
+    const Topology& t = s.topology;
+    auto entries = [](const BondedSet& b, bool symmetric) {
+      std::vector<std::vector<int>> e;
+      for (std::size_t k = 0; k < b.size(); ++k) {
+        std::vector<int> row(b.entry(k), b.entry(k) + b.arity);
+        if (symmetric && row.front() > row.back()) std::reverse(row.begin(), row.end());  // i-j-k is k-j-i
+        row.insert(row.begin(), b.types[k]);
+        e.push_back(row);
+      }
+      std::sort(e.begin(), e.end());
+      return e;
+    };
+    using Rows = std::vector<std::vector<int>>;
+    EXPECT_EQ(entries(t.bonds, true), (Rows{{0, 0, 1}, {0, 0, 3}, {1, 1, 2}}));
+    EXPECT_EQ(entries(t.angles, true), (Rows{{0, 0, 1, 2}, {0, 1, 0, 3}}));
+    EXPECT_EQ(entries(t.dihedrals, true), (Rows{{0, 2, 1, 0, 3}}));
+    EXPECT_EQ(entries(t.impropers, false), (Rows{{0, 0, 1, 2, 3}}));
+    EXPECT_EQ(t.bonds.num_types, 2);
+    EXPECT_EQ(t.molecules, (std::vector<long>(5, 0)));
+    using Coeffs = std::vector<std::vector<double>>;
+    if (std::string(name) == "class2.data") {
+      EXPECT_EQ(t.bonds.style, "class2");
+      EXPECT_EQ(t.bonds.coeffs, (Coeffs{{1.5, 30, -60, 70}, {1.5, 30, -60, 70}}));
+      EXPECT_EQ(t.angles.coeffs, (Coeffs{{110, 5, -1, 0.5}}));
+      EXPECT_EQ(t.impropers.coeffs, (Coeffs{{1, 0}}));
+    } else {
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(t.set(k).style, "harmonic");
+      EXPECT_EQ(t.bonds.coeffs, (Coeffs{{30, 1.5}, {40, 1.2}}));
+      EXPECT_EQ(t.angles.coeffs, (Coeffs{{5, 110}}));
+      EXPECT_EQ(t.dihedrals.coeffs, (Coeffs{{0.1, 1, 2}}));
+      EXPECT_EQ(t.impropers.coeffs, (Coeffs{{1, 0}}));
+    }
   }
   // The style argument overrides the comment.
   EXPECT_EQ(io::read_lammps_data((dir_ / "full.data").string(), "full").size(), 5u);
   EXPECT_NE(error_of([&] { io::read_lammps_data((dir_ / "full.data").string(), "molecular"); })
                 .find("expected 6 or 9 values for atom style molecular, found 10"), std::string::npos);
+}
+
+// The topology and everything else written and read back unchanged, in every style that holds it;
+// styles that cannot hold it refuse.
+TEST_F(Files, LammpsDataTopologyRoundTripIsExact) {
+  Structure s = test::polymer_melt(4, 7, 0.3, 17);
+  s.charges.assign(s.size(), 0.0);
+  for (std::size_t i = 0; i < s.size(); ++i) s.charges[i] = 0.1 * static_cast<double>(i % 5) - 0.2;
+  s.velocities.assign(s.size(), Vec3{0.1234567890123456789, -2.0 / 3.0, 1e-17});
+  s.ids.clear();
+  for (std::size_t i = 0; i < s.size(); ++i) s.ids.push_back(static_cast<long>(3 * i + 7));
+  Topology& t = s.topology;
+  t.dihedrals.num_types = 1;
+  t.dihedrals.add({0, 1, 2, 3}, 0);
+  t.dihedrals.add({8, 9, 10, 11}, 0);
+  t.dihedrals.style = "charmm";
+  t.dihedrals.coeffs = {{0.2, 3, 180, 0.5}};
+  t.impropers.num_types = 2;  // no coefficients
+  t.impropers.add({9, 8, 10, 11}, 1);
+  for (const char* style : {"full", "molecular"}) {
+    SCOPED_TRACE(style);
+    const auto p = (dir_ / (std::string(style) + ".data")).string();
+    io::write_lammps_data(p, s, style);
+    Structure back = io::read_lammps_data(p);
+    EXPECT_EQ(back.topology.file, p);
+    EXPECT_GT(back.topology.bonds.coeffs_line, 0);
+    back.topology.file.clear();
+    for (int k = 0; k < 4; ++k) back.topology.set(k).coeffs_line = 0;
+    EXPECT_TRUE(back.topology == s.topology);
+    EXPECT_EQ(back.ids, s.ids);
+    EXPECT_EQ(back.types, s.types);
+    EXPECT_EQ(back.type_names, s.type_names);
+    EXPECT_EQ(back.type_masses, s.type_masses);
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(back.positions[i][k], s.positions[i][k]);
+        ASSERT_EQ(back.velocities[i][k], s.velocities[i][k]);
+      }
+    if (std::string(style) == "full") EXPECT_EQ(back.charges, s.charges);
+    else EXPECT_TRUE(back.charges.empty());
+  }
+  // Bonds and angles alone: atom style angle; bonds alone: style bond.
+  Structure angles = s;
+  angles.topology.dihedrals = BondedSet(4);
+  angles.topology.impropers = BondedSet(4);
+  const auto pa = (dir_ / "angle.data").string();
+  io::write_lammps_data(pa, angles, "angle");
+  Structure back = io::read_lammps_data(pa);
+  back.topology.file.clear();
+  for (int k = 0; k < 4; ++k) back.topology.set(k).coeffs_line = 0;
+  EXPECT_TRUE(back.topology == angles.topology);
+  auto error_of_writing = [&](const Structure& x, const std::string& style) {
+    try {
+      io::write_lammps_data((dir_ / "refused.data").string(), x, style);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of_writing(angles, "bond").find("atom style bond holds no angles, and the structure has 20"),
+            std::string::npos) << error_of_writing(angles, "bond");
+  EXPECT_NE(error_of_writing(s, "angle").find("atom style angle holds no dihedrals"), std::string::npos);
+  EXPECT_NE(error_of_writing(s, "atomic").find("atom style atomic holds no bonds"), std::string::npos);
+  Structure broken = s;
+  broken.topology.bonds.atoms[3] = static_cast<int>(s.size());
+  EXPECT_NE(error_of_writing(broken, "full").find("atom index 28 of bond 2 is out of range (28 atoms)"), std::string::npos)
+      << error_of_writing(broken, "full");
 }
 
 TEST_F(Files, LammpsDataNamesAndSections) {
@@ -266,7 +366,7 @@ TEST_F(Files, LammpsDataNamesAndSections) {
   EXPECT_TRUE(s.charges.empty());
   EXPECT_EQ(s.positions[2].z, 5.0);
   // The writer names types the same way, so names survive a round trip.
-  io::write_lammps_data((dir_ / "back.data").string(), s, "charge");
+  io::write_lammps_data((dir_ / "back.data").string(), s, "bond");  // a style that holds its bond
   EXPECT_EQ(io::read_lammps_data((dir_ / "back.data").string()).type_names, s.type_names);
 }
 

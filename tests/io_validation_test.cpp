@@ -113,6 +113,10 @@ TEST_F(Validation, LammpsData) {
       {bonded + "Atoms\n\n1 1 0 0 0\n2 1 1 1 1\n\nBonds\n\n1 1 2 2\n", "18: atom id 2 appears twice in one line"},
       {bonded + "Atoms\n\n1 1 0 0 0\n2 1 1 1 1\n\nBonds\n\n1 1 1\n", "18: expected 'id type' and 2 atom ids"},
       {bonded + "Atoms\n\n1 1 0 0 0\n2 1 1 1 1\n", "14: the header announces bonds but there is no Bonds section"},
+      {bonded + "Bond Coeffs # harmonic\n\n1 30 x\n", "13: expected a number for coefficient 2, found 'x'"},
+      {bonded + "Bond Coeffs # harmonic\n\n1 inf 1\n", "13: expected a finite number for coefficient 1, found 'inf'"},
+      {bonded + "Bond Coeffs # harmonic\n\n2 30 1\n", "13: expected a type between 1 and 1, found 2"},
+      {bonded + "Angle Coeffs # harmonic\n\n1 30 1\n", "13: expected a section name, found '1 30 1'"},  // no angle types
   });
 }
 

@@ -21,15 +21,19 @@ struct LammpsResult {
 // Writes the structure as a data file, runs `commands` (pair style, coefficients, run) after
 // reading it, and returns the last thermo line and the last dump frame (columns after the id).
 // `thermo` are thermo_style custom keywords and must start with "step"; `dump_columns` are dump
-// custom keywords. `setup` comes before the thermo and dump lines (computes that they name).
+// custom keywords. `setup` comes before the thermo and dump lines (computes that they name). A
+// structure with a topology is written as atom style molecular; `before_read` comes before read_data
+// (the bond and angle styles that the file's Coeffs sections need).
 inline LammpsResult run_lammps(const Structure& s, const std::string& commands, const std::string& thermo,
                                const std::string& dump_columns, const std::string& boundary = "p p p",
-                               const std::string& name = "lammps", const std::string& setup = "") {
+                               const std::string& name = "lammps", const std::string& setup = "",
+                               const std::string& before_read = "") {
   const auto dir = scratch_dir(name);
-  io::write_lammps_data((dir / "data.lmp").string(), s);
+  const std::string style = s.topology.empty() ? "atomic" : "molecular";
+  io::write_lammps_data((dir / "data.lmp").string(), s, style);
   std::ofstream in(dir / "in.lmp");
-  in << "units metal\natom_style atomic\natom_modify map array sort 0 0.0\nboundary " << boundary
-     << "\nread_data data.lmp\n"
+  in << "units metal\natom_style " << style << "\natom_modify map array sort 0 0.0\nboundary " << boundary
+     << "\n" << before_read << "read_data data.lmp\n"
      << setup << "thermo_style custom " << thermo << "\nthermo_modify format float %.17g norm no\n"
      << "dump d all custom 1 out.dump id " << dump_columns << "\ndump_modify d format float %.17g sort id\n"
      << commands << "\n";

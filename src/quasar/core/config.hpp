@@ -39,6 +39,7 @@ struct ConfigTable {
   std::vector<double> get_doubles(std::string_view key) const;
   std::vector<std::string> get_strings(std::string_view key) const;
   int line_of(std::string_view key) const;
+  KeyLocation location(std::string_view key) const { return {file, line_of(key), key_path(key)}; }
 
  private:
   double finite_number(const toml::node& n, std::string_view key) const;

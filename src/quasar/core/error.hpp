@@ -25,4 +25,17 @@ class InputError : public Error {
   long line_;
 };
 
+// Where a key of an input file is (ConfigTable::location), kept for errors found after reading, as
+// when a potential binds to a system: InputError "FILE:LINE: 'key': msg", or Error "msg" for
+// objects made in code (no file).
+struct KeyLocation {
+  std::string file;
+  long line = 0;
+  std::string key;  // dotted path
+  [[noreturn]] void fail(const std::string& msg) const {
+    if (file.empty()) throw Error(msg);
+    throw InputError(file, line, "'" + key + "': " + msg);
+  }
+};
+
 }  // namespace quasar

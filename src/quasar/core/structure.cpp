@@ -119,7 +119,7 @@ std::string Structure::problem() const {
   for (int r = 0; r < 3; ++r)
     if (!finite(box.h.r[r]) || !finite(box.hinv.r[r])) return "the cell is not finite";
   if (!finite(box.origin)) return "the cell origin is not finite";
-  return {};
+  return topology.problem(n);
 }
 
 void Structure::validate(const std::string& origin) const {

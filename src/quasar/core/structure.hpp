@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quasar/core/box.hpp"
+#include "quasar/core/topology.hpp"
 
 namespace quasar {
 
@@ -20,6 +21,7 @@ struct Structure {
   std::vector<Vec3> velocities;         // Å/ps; empty when the file has none
   std::vector<double> charges;          // e; empty when the file has none
   std::vector<long> ids;                // file's atom ids; empty means 1..N
+  Topology topology;                    // bonds, angles, ... by input index; empty for atomic systems
 
   // Reference labels carried by some files (extended XYZ, training data).
   std::optional<double> energy;          // eV
@@ -40,7 +42,8 @@ struct Structure {
   int type_index(const std::string& name);
   // The first thing wrong with the data ("" when nothing is): sizes that disagree, a type index
   // out of range, a non-finite position, velocity, force, charge, energy or virial, a mass that is
-  // negative or not finite. Readers report it at their file and line.
+  // negative or not finite, a topology entry with an atom out of range or twice, or a type out of
+  // range. Readers report it at their file and line.
   std::string problem() const;
   // Throws an Error "origin: problem" when there is one.
   void validate(const std::string& origin) const;

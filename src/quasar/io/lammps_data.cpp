@@ -22,7 +22,7 @@ namespace {
 // What a section of a data file holds and how many rows it has: the header count it follows.
 enum class Rows { atoms, atom_types, atom_type_pairs, bond_types, angle_types, dihedral_types, improper_types,
                   bonds, angles, dihedrals, impropers };
-enum class Kind { atoms, velocities, masses, coeffs, pair_ij, topology, labels, unsupported };
+enum class Kind { atoms, velocities, masses, coeffs, bonded_coeffs, pair_ij, topology, labels, unsupported };
 struct SectionKind {
   Kind kind;
   Rows rows;
@@ -34,10 +34,10 @@ const std::map<std::string, SectionKind> kSections = {
     {"Masses", {Kind::masses, Rows::atom_types}},
     {"Pair Coeffs", {Kind::coeffs, Rows::atom_types}},
     {"PairIJ Coeffs", {Kind::pair_ij, Rows::atom_type_pairs}},
-    {"Bond Coeffs", {Kind::coeffs, Rows::bond_types}},
-    {"Angle Coeffs", {Kind::coeffs, Rows::angle_types}},
-    {"Dihedral Coeffs", {Kind::coeffs, Rows::dihedral_types}},
-    {"Improper Coeffs", {Kind::coeffs, Rows::improper_types}},
+    {"Bond Coeffs", {Kind::bonded_coeffs, Rows::bond_types}},
+    {"Angle Coeffs", {Kind::bonded_coeffs, Rows::angle_types}},
+    {"Dihedral Coeffs", {Kind::bonded_coeffs, Rows::dihedral_types}},
+    {"Improper Coeffs", {Kind::bonded_coeffs, Rows::improper_types}},
     // class2 cross terms
     {"BondBond Coeffs", {Kind::coeffs, Rows::angle_types}},
     {"BondAngle Coeffs", {Kind::coeffs, Rows::angle_types}},
@@ -144,12 +144,17 @@ const std::map<std::string, AtomStyle> kAtomStyles = {
     {"angle", {1, 2, -1, 3, 6}},     {"molecular", {1, 2, -1, 3, 6}}, {"full", {1, 2, 3, 4, 7}},
 };
 
-// One row of Bonds, Angles, Dihedrals or Impropers: its type and atoms (indices into the structure).
-// Checked now and not kept: Structure holds no topology yet.
-struct TopologyRow {
-  int type;
-  std::vector<std::size_t> atoms;
-};
+// Which of the topology's four kinds a section holds (Bonds or Bond Coeffs: 0, Angles: 1, ...).
+int topology_kind(const std::string& section) {
+  for (int k = 0; k < 4; ++k) {
+    const std::string noun = Topology::kKinds[static_cast<std::size_t>(k)].noun;
+    if (section == Topology::kKinds[static_cast<std::size_t>(k)].section ||
+        section == std::string(1, static_cast<char>(std::toupper(noun[0]))) + noun.substr(1) + " Coeffs")
+      return k;
+  }
+  return -1;
+}
+const Rows kTypeRows[4] = {Rows::bond_types, Rows::angle_types, Rows::dihedral_types, Rows::improper_types};
 
 }  // namespace
 
@@ -179,6 +184,8 @@ Structure read_lammps_data(const std::string& path, const std::string& style_arg
   const int ntypes = static_cast<int>(h.get("atom types"));
 
   Structure s;
+  s.topology.file = path;
+  for (int k = 0; k < 4; ++k) s.topology.set(k).num_types = static_cast<int>(h.rows(kTypeRows[k]));
   try {
     s.box = box_from_lammps(h.b);
   } catch (const Error& e) {
@@ -238,6 +245,24 @@ Structure read_lammps_data(const std::string& path, const std::string& style_arg
       case Kind::coeffs:
         read_rows([&](const std::vector<std::string>& w) { once(type_of(w[0], kind.rows, "a type"), "type " + w[0]); });
         break;
+      case Kind::bonded_coeffs: {
+        // Kept for the bonded potentials, with the style the comment names; a hybrid style's lines
+        // start with a sub-style's name, which no potential here takes: those are checked only.
+        BondedSet& set = s.topology.set(topology_kind(name));
+        const auto style = split_words(comment_of(section));
+        set.style = style.empty() ? "" : style[0];
+        set.coeffs_line = in.line_number();
+        const bool hybrid = set.style == "hybrid";
+        if (!hybrid) set.coeffs.assign(static_cast<std::size_t>(set.num_types), {});
+        read_rows([&](const std::vector<std::string>& w) {
+          const int t = type_of(w[0], kind.rows, "a type");
+          once(t, "type " + w[0]);
+          if (hybrid) return;
+          for (std::size_t c = 1; c < w.size(); ++c)
+            set.coeffs[static_cast<std::size_t>(t)].push_back(in.to_double(w[c], "coefficient " + std::to_string(c)));
+        });
+        break;
+      }
       case Kind::pair_ij:
         read_rows([&](const std::vector<std::string>& w) {
           if (w.size() < 2) in.fail("expected 'type type coefficients...', found '" + line + "'");
@@ -259,7 +284,7 @@ Structure read_lammps_data(const std::string& path, const std::string& style_arg
                     style + ", found " + std::to_string(w.size()));
           const long id = in.to_int(w[0], "the atom id", 1, LONG_MAX);
           if (!index_of.emplace(id, s.positions.size()).second) in.fail("atom id " + w[0] + " appears twice");
-          if (a.mol >= 0) in.to_int(w[a.mol], "the molecule id", 0, LONG_MAX);
+          if (a.mol >= 0) s.topology.molecules.push_back(in.to_int(w[a.mol], "the molecule id", 0, LONG_MAX));
           s.types.push_back(type_of(w[a.type], Rows::atom_types, "the atom type"));
           if (a.q >= 0) s.charges.push_back(in.to_double(w[a.q], "the charge"));
           Vec3 r{in.to_double(w[a.x], "x"), in.to_double(w[a.x + 1], "y"), in.to_double(w[a.x + 2], "z")};
@@ -285,23 +310,24 @@ Structure read_lammps_data(const std::string& path, const std::string& style_arg
         });
         break;
       case Kind::topology: {
-        const std::size_t atoms = name == "Bonds" ? 2 : name == "Angles" ? 3 : 4;
-        const Rows types = name == "Bonds" ? Rows::bond_types : name == "Angles" ? Rows::angle_types
-                         : name == "Dihedrals" ? Rows::dihedral_types : Rows::improper_types;
-        std::vector<TopologyRow> topology;  // checked, then dropped: Structure holds no topology yet
+        const int k = topology_kind(name);
+        BondedSet& set = s.topology.set(k);
+        const std::size_t atoms = static_cast<std::size_t>(set.arity);
+        set.atoms.reserve(atoms * static_cast<std::size_t>(rows));
+        set.types.reserve(static_cast<std::size_t>(rows));
         read_rows([&](const std::vector<std::string>& w) {
           if (w.size() != atoms + 2)
             in.fail("expected 'id type' and " + std::to_string(atoms) + " atom ids, found '" + line + "'");
           in.to_int(w[0], "the " + name + " id", 1, LONG_MAX);
-          TopologyRow row{type_of(w[1], types, "the type"), {}};
-          for (std::size_t k = 0; k < atoms; ++k) {
-            const auto it = index_of.find(in.to_long(w[2 + k], "an atom id"));
-            if (it == index_of.end()) in.fail("unknown atom id " + w[2 + k]);
-            for (std::size_t other : row.atoms)
-              if (other == it->second) in.fail("atom id " + w[2 + k] + " appears twice in one line");
-            row.atoms.push_back(it->second);
+          set.types.push_back(type_of(w[1], kTypeRows[k], "the type"));
+          const std::size_t first = set.atoms.size();
+          for (std::size_t m = 0; m < atoms; ++m) {
+            const auto it = index_of.find(in.to_long(w[2 + m], "an atom id"));
+            if (it == index_of.end()) in.fail("unknown atom id " + w[2 + m]);
+            for (std::size_t q = first; q < set.atoms.size(); ++q)
+              if (set.atoms[q] == static_cast<int>(it->second)) in.fail("atom id " + w[2 + m] + " appears twice in one line");
+            set.atoms.push_back(static_cast<int>(it->second));
           }
-          topology.push_back(std::move(row));
         });
         break;
       }
@@ -333,30 +359,69 @@ Structure read_lammps_data(const std::string& path, const std::string& style_arg
 }
 
 void write_lammps_data(const std::string& path, const Structure& s, const std::string& style) {
-  if (style != "atomic" && style != "charge") throw Error("write_lammps_data: unknown atom style '" + style + "'");
+  const auto st = kAtomStyles.find(style);
+  if (st == kAtomStyles.end())
+    throw Error("write_lammps_data: unknown atom style '" + style + "' (atomic, charge, bond, angle, molecular, full)");
+  const AtomStyle a = st->second;
+  // The kinds of topology each style holds: bond (bonds), angle (and angles), molecular and full (all four).
+  const int kinds = style == "bond" ? 1 : style == "angle" ? 2 : a.mol >= 0 ? 4 : 0;
+  for (int k = kinds; k < 4; ++k)
+    if (!s.topology.set(k).empty())
+      throw Error("write_lammps_data: atom style " + style + " holds no " + Topology::kKinds[static_cast<std::size_t>(k)].noun +
+                  "s, and the structure has " + std::to_string(s.topology.set(k).size()));
+  if (const std::string p = s.topology.problem(s.size()); !p.empty()) throw Error("write_lammps_data: " + p);
   const LammpsBounds b = lammps_bounds(s.box);
   std::ofstream out(path);
   if (!out) throw Error("cannot write " + path);
   out << std::setprecision(17);
-  out << "LAMMPS data file written by Quasar\n\n" << s.size() << " atoms\n" << s.type_names.size() << " atom types\n\n";
-  out << b.xlo << " " << b.xhi << " xlo xhi\n" << b.ylo << " " << b.yhi << " ylo yhi\n" << b.zlo << " " << b.zhi << " zlo zhi\n";
+  out << "LAMMPS data file written by Quasar\n\n" << s.size() << " atoms\n" << s.type_names.size() << " atom types\n";
+  for (int k = 0; k < kinds; ++k) {
+    const BondedSet& set = s.topology.set(k);
+    const std::string noun = Topology::kKinds[static_cast<std::size_t>(k)].noun;
+    out << set.size() << " " << noun << "s\n" << set.num_types << " " << noun << " types\n";
+  }
+  out << "\n" << b.xlo << " " << b.xhi << " xlo xhi\n" << b.ylo << " " << b.yhi << " ylo yhi\n" << b.zlo << " " << b.zhi << " zlo zhi\n";
   out << b.xy << " " << b.xz << " " << b.yz << " xy xz yz\n";
   // LAMMPS takes only positive masses; the comment names the type (this reader takes it back).
   if (std::all_of(s.type_masses.begin(), s.type_masses.end(), [](double m) { return m > 0; })) {
     out << "\nMasses\n\n";
     for (std::size_t t = 0; t < s.type_names.size(); ++t) out << t + 1 << " " << s.type_masses[t] << " # " << s.type_names[t] << "\n";
   }
+  for (int k = 0; k < kinds; ++k) {
+    const BondedSet& set = s.topology.set(k);
+    if (set.coeffs.empty()) continue;
+    std::string noun = Topology::kKinds[static_cast<std::size_t>(k)].noun;
+    noun[0] = static_cast<char>(std::toupper(noun[0]));
+    out << "\n" << noun << " Coeffs" << (set.style.empty() ? "" : " # " + set.style) << "\n\n";
+    for (std::size_t t = 0; t < set.coeffs.size(); ++t) {
+      out << t + 1;
+      for (double c : set.coeffs[t]) out << " " << c;
+      out << "\n";
+    }
+  }
+  auto id_of = [&](std::size_t i) { return s.ids.empty() ? static_cast<long>(i + 1) : s.ids[i]; };
   out << "\nAtoms # " << style << "\n\n";
   for (std::size_t i = 0; i < s.size(); ++i) {
-    out << (s.ids.empty() ? static_cast<long>(i + 1) : s.ids[i]) << " " << s.types[i] + 1 << " ";
-    if (style == "charge") out << (s.charges.empty() ? 0.0 : s.charges[i]) << " ";
+    out << id_of(i) << " ";
+    if (a.mol >= 0) out << (s.topology.molecules.empty() ? 0L : s.topology.molecules[i]) << " ";
+    out << s.types[i] + 1 << " ";
+    if (a.q >= 0) out << (s.charges.empty() ? 0.0 : s.charges[i]) << " ";
     out << s.positions[i].x << " " << s.positions[i].y << " " << s.positions[i].z << "\n";
   }
   if (!s.velocities.empty()) {
     out << "\nVelocities\n\n";
     for (std::size_t i = 0; i < s.size(); ++i)
-      out << (s.ids.empty() ? static_cast<long>(i + 1) : s.ids[i]) << " " << s.velocities[i].x << " "
-          << s.velocities[i].y << " " << s.velocities[i].z << "\n";
+      out << id_of(i) << " " << s.velocities[i].x << " " << s.velocities[i].y << " " << s.velocities[i].z << "\n";
+  }
+  for (int k = 0; k < kinds; ++k) {
+    const BondedSet& set = s.topology.set(k);
+    if (set.empty()) continue;
+    out << "\n" << Topology::kKinds[static_cast<std::size_t>(k)].section << "\n\n";
+    for (std::size_t e = 0; e < set.size(); ++e) {
+      out << e + 1 << " " << set.types[e] + 1;
+      for (int m = 0; m < set.arity; ++m) out << " " << id_of(static_cast<std::size_t>(set.entry(e)[m]));
+      out << "\n";
+    }
   }
   if (!out) throw Error("error writing " + path);
 }

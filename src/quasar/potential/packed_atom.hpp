@@ -5,7 +5,7 @@ namespace quasar {
 
 struct alignas(32) PackedAtom {
   double x, y, z;
-  int type, pad;
+  int type, pad;  // pad: the input index where a loop looks up bonded pairs (pair_loop.cuh), else 0
 };
 
 }  // namespace quasar

@@ -1,5 +1,6 @@
 #include "quasar/potential/registry.hpp"
 
+#include "quasar/potential/bonded/bonded_term.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
@@ -10,6 +11,7 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
   const std::string type = t.get_string("type");
   if (type == "lj") return std::make_unique<LennardJones>(t);
   if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
+  if (is_bonded_type(type)) return make_bonded_potential(t);
   if (type == "deepmd") {
     t.allow_only({"type", "name", "group", "file", "fparam", "aparam", "precision", "chunk_atoms"});
     std::filesystem::path p(t.get_string("file"));
@@ -33,7 +35,7 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::files
     }
     return pot;
   }
-  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam, deepmd");
+  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam, deepmd, bond/harmonic, angle/harmonic");
 }
 
 namespace {

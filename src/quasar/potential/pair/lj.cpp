@@ -21,7 +21,7 @@ LennardJones::LennardJones(std::map<std::string, LjSpecies> species, double cuto
 
 namespace {
 LennardJones from_config(const ConfigTable& t) {
-  t.allow_only({"type", "name", "group", "cutoff", "shift", "mixing", "species", "pair"});
+  t.allow_only({"type", "name", "group", "cutoff", "shift", "mixing", "species", "pair", "special"});
   const std::string mixing = t.get_string("mixing", "geometric");
   if (mixing != "geometric" && mixing != "arithmetic")
     t.fail("mixing", "expected \"geometric\" or \"arithmetic\", got \"" + mixing + "\"");
@@ -58,11 +58,35 @@ LennardJones from_config(const ConfigTable& t) {
       pairs.push_back({types[0], types[1], p.get_double("epsilon"), sigma_of(p), cutoff_of(p, cutoff, false)});
     }
   }
-  return LennardJones(std::move(species), cutoff, t.get_bool("shift", false), mixing == "arithmetic", std::move(pairs));
+  LennardJones lj(std::move(species), cutoff, t.get_bool("shift", false), mixing == "arithmetic", std::move(pairs));
+  if (t.has("special")) {
+    const std::vector<double> w = t.get_doubles("special");
+    if (w.size() != 3) t.fail("special", "expected three weights [w12, w13, w14] (LAMMPS's special_bonds lj)");
+    for (double x : w)
+      if (!(x >= 0 && x <= 1)) t.fail("special", "expected weights from 0 to 1, found " + std::to_string(x));
+    lj.set_special({w[0], w[1], w[2]}, t.location("special"));
+  }
+  return lj;
 }
 }  // namespace
 
 LennardJones::LennardJones(const ConfigTable& t) : LennardJones(from_config(t)) {}
+
+void LennardJones::set_special(std::array<double, 3> weights, KeyLocation where) {
+  special_ = weights;
+  special_key_ = std::move(where);
+  exclusions_.reset();
+}
+
+void LennardJones::bind(const SystemSetup& setup) {
+  bind_types(setup.type_names);
+  if (!special_) return;
+  if (setup.topology.bonds.empty())
+    special_key_.fail("lj: special weights need the system's bonds, and it has none (they come from the Bonds section "
+                      "of a LAMMPS data file)");
+  if (const std::string p = setup.topology.problem(setup.atom_count); !p.empty()) throw Error("lj: " + p);
+  exclusions_.emplace(setup.topology, setup.atom_count);
+}
 
 void LennardJones::bind_types(const std::vector<std::string>& names) {
   table_ = Array<LjCoeff>();  // re-uploaded by the next compute
@@ -108,12 +132,21 @@ void LennardJones::compute(AtomState& atoms, NeighborRefs lists, const ComputeRe
     table_.assign(host_table_);
   }
   const LjEval eval{table_.data(), ntypes_};
+  std::optional<SpecialWeights> special;
+  if (special_) {
+    if (!exclusions_) throw Error("lj: special weights need bind() with the system's topology first");
+    if (exclusions_->atoms() != static_cast<std::size_t>(atoms.size()))
+      throw Error("lj: bound to a system of " + std::to_string(exclusions_->atoms()) + " atoms, given " +
+                  std::to_string(atoms.size()));
+    special = SpecialWeights{exclusions_->ref(atoms.backend()), {(*special_)[0], (*special_)[1], (*special_)[2]}};
+  }
   if (atoms.backend() == Backend::Cpu) {
-    pair_loop_cpu(eval, atoms, list, req, out);
+    if (special) pair_loop_cpu(eval, atoms, list, req, out, *special);
+    else pair_loop_cpu(eval, atoms, list, req, out);
     return;
   }
 #ifdef QUASAR_HAVE_CUDA
-  lj_compute_cuda(eval, atoms, list, req, out, packed_);
+  lj_compute_cuda(eval, atoms, list, req, out, packed_, special ? &*special : nullptr);
 #else
   throw_no_cuda("lj on the GPU");
 #endif

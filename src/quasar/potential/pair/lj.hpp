@@ -1,10 +1,14 @@
 #pragma once
 // Lennard-Jones, cut (LAMMPS lj/cut), several types with mixing rules and optional shift.
+#include <array>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "quasar/core/error.hpp"
+#include "quasar/core/exclusions.hpp"
 #include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
@@ -44,15 +48,21 @@ struct LjPairOverride {
 class LennardJones : public Potential {
  public:
   // Reads [potential] with type = "lj": cutoff, shift, mixing, [potential.species.NAME] {epsilon, sigma,
-  // cutoff}, [[potential.pair]] {types = [A, B], epsilon, sigma, cutoff}. Unlike pairs mix as LAMMPS's
-  // pair_modify mix does (epsilon geometric; sigma and cutoff geometric or arithmetic); explicit pairs win.
+  // cutoff}, [[potential.pair]] {types = [A, B], epsilon, sigma, cutoff}, special = [w12, w13, w14].
+  // Unlike pairs mix as LAMMPS's pair_modify mix does (epsilon geometric; sigma and cutoff geometric or
+  // arithmetic); explicit pairs win.
   explicit LennardJones(const ConfigTable& t);
   LennardJones(std::map<std::string, LjSpecies> species, double cutoff, bool shift, bool arithmetic_mixing,
                std::vector<LjPairOverride> pairs = {});
 
+  // Weights of 1-2, 1-3 and 1-4 neighbours of the system's bonds, as LAMMPS's special_bonds lj w12
+  // w13 w14: a pair's energy and force are multiplied by its weight, a weight of 0 removes it. The
+  // topology comes with bind; `where` is the input key, named when the system has no bonds.
+  void set_special(std::array<double, 3> weights, KeyLocation where = {});
+
   std::string name() const override { return "lj"; }
   double cutoff() const override { return max_cutoff_; }
-  void bind(const SystemSetup& setup) override { bind_types(setup.type_names); }
+  void bind(const SystemSetup& setup) override;
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
   bool overwrites_outputs(Backend b) const override { return b == Backend::Cuda; }  // one thread per atom
 
@@ -63,13 +73,17 @@ class LennardJones : public Potential {
   bool shift_, arithmetic_;
   std::vector<LjPairOverride> pairs_;
   double max_cutoff_;
+  std::optional<std::array<double, 3>> special_;
+  KeyLocation special_key_;
+  std::optional<Exclusions> exclusions_;  // of the bound system, when special_ is set
   std::vector<LjCoeff> host_table_;
   int ntypes_ = 0;
   Array<LjCoeff> table_;
   Array<PackedAtom> packed_;  // GPU: positions and types gathered per evaluation
 };
 
+// special: null for the plain pair loop.
 void lj_compute_cuda(const LjEval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                     ForceOutput& out, Array<PackedAtom>& packed);
+                     ForceOutput& out, Array<PackedAtom>& packed, const SpecialWeights* special);
 
 }  // namespace quasar

@@ -3,6 +3,9 @@
 // atom, no atomics on forces (each thread sums its atom's pairs in list order, the same every run),
 // written over stale values as the first term of an evaluation, else added; energy and virial are
 // reduced per block only when requested, in fixed point when the output asks for deterministic sums.
+// A Special other than NoSpecial (core/exclusions.hpp) scales or skips bonded pairs; the packed
+// records then carry each atom's input index, by which the pairs are looked up.
+#include "quasar/core/exclusions.hpp"
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/packed_atom.hpp"
@@ -12,17 +15,20 @@
 namespace quasar {
 
 namespace {
+template <bool kIds>
 __global__ void pack_atoms_kernel(AtomsRef a, PackedAtom* __restrict__ p) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], 0};
+  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], kIds ? static_cast<int>(a.id[i]) : 0};
 }
 }  // namespace
 
-// Fills `packed` from the atoms' positions and types (see packed_atom.hpp).
-static inline const PackedAtom* pack_atoms(AtomState& atoms, Array<PackedAtom>& packed) {
+// Fills `packed` from the atoms' positions and types (see packed_atom.hpp); with `ids`, each
+// record's pad holds the atom's input index.
+static inline const PackedAtom* pack_atoms(AtomState& atoms, Array<PackedAtom>& packed, bool ids = false) {
   if (packed.backend() != Backend::Cuda) packed = Array<PackedAtom>(Backend::Cuda);
   packed.resize(atoms.size());
-  pack_atoms_kernel<<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
+  if (ids) pack_atoms_kernel<true><<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
+  else pack_atoms_kernel<false><<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
   QUASAR_LAUNCH_CHECK("pack_atoms_kernel");
   return packed.data();
 }
@@ -45,10 +51,11 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
   return d;
 }
 
-template <class Eval, bool kEnergy, bool kPerAtom, class Sum>
+template <class Eval, bool kEnergy, bool kPerAtom, class Sum, class Special>
 __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
                                                         NeighborRef list, double* totals, double* atom_energy,
-                                                        double* atom_virial, bool overwrite, Sum add) {
+                                                        double* atom_virial, bool overwrite, Sum add,
+                                                        Special special) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -58,7 +65,14 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
       int j, tj;
       const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
       double fpair, e;
-      if (eval(pi.type, tj, norm2(d), fpair, e)) sums.add_pair(d, fpair, e);
+      if (!eval(pi.type, tj, norm2(d), fpair, e)) continue;
+      if constexpr (Special::kActive) {
+        const double w = special.weight(pi.pad, p[j].pad);
+        if (w == 0.0) continue;
+        fpair *= w;
+        e *= w;
+      }
+      sums.add_pair(d, fpair, e);
     }
     if (kPerAtom && overwrite) atom_energy[i] = 0;
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);
@@ -66,37 +80,37 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
   if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals, add);
 }
 
-template <class Eval, class Sum>
+template <class Eval, class Sum, class Special>
 void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                      ForceOutput& out, const PackedAtom* p, Sum add) {
+                      ForceOutput& out, const PackedAtom* p, Sum add, const Special& special) {
   const unsigned blocks = grid_for(atoms.size(), 128);
   const bool overwrite = out.contents == ForceOutput::Contents::Stale;
   double* totals = out.term_totals();
   if (req.per_atom)
     pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, out.atom_energy.data(),
-                                                         out.atom_virial.data(), overwrite, add);
+                                                         out.atom_virial.data(), overwrite, add, special);
   else if (req.energy || req.virial)
     pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
-                                                          overwrite, add);
+                                                          overwrite, add, special);
   else
     pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr,
-                                                           overwrite, add);
+                                                           overwrite, add, special);
   QUASAR_LAUNCH_CHECK("pair_loop_kernel");
 }
 
-template <class Eval>
+template <class Eval, class Special = NoSpecial>
 void pair_loop_cuda(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                    ForceOutput& out, Array<PackedAtom>& packed) {
+                    ForceOutput& out, Array<PackedAtom>& packed, const Special& special = {}) {
   // The output was prepared (ForceOutput::begin): totals zeroed when requested, arrays sized.
   const int n = atoms.size();
   const bool energy = req.energy || req.virial || req.per_atom;
   if (n == 0) return;
-  const PackedAtom* p = pack_atoms(atoms, packed);
+  const PackedAtom* p = pack_atoms(atoms, packed, Special::kActive);
   if (!(out.deterministic && energy)) {
-    pair_loop_launch(eval, atoms, list, req, out, p, device::FloatSum{});
+    pair_loop_launch(eval, atoms, list, req, out, p, device::FloatSum{}, special);
     return;
   }
-  pair_loop_launch(eval, atoms, list, req, out, p, device::FixedSum{out.fixed.start()});
+  pair_loop_launch(eval, atoms, list, req, out, p, device::FixedSum{out.fixed.start()}, special);
   out.fixed.finish(out.term_totals(), ForceOutput::kTotals, device::fixed_scale::kTotal);
 }
 
