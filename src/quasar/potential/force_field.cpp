@@ -83,7 +83,11 @@ void ForceField::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequ
   auto selected = [&](const Term& t) { return ((groups >> t.group) & 1u) != 0; };
   const auto first = std::find_if(terms_.begin(), terms_.end(), selected);
   const bool overwrites = first != terms_.end() && first->potential->overwrites_outputs(b);
-  out.begin(atoms, req, size(), overwrites);
+  // A subset of the terms: the others keep their totals from their last evaluation.
+  evaluated_.clear();
+  if (!std::all_of(terms_.begin(), terms_.end(), selected))
+    for (const Term& t : terms_) evaluated_.push_back(selected(t));
+  out.begin(atoms, req, size(), overwrites, evaluated_);
   for (std::size_t k = 0; k < terms_.size(); ++k) {
     if (!selected(terms_[k])) continue;
     for (int r = first_[k]; r < first_[k + 1]; ++r) {

@@ -4,13 +4,37 @@
 
 namespace quasar {
 
-void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites) {
+namespace {
+void zero_values(Array<double>& a, std::size_t from, std::size_t count) {
+  if (a.on_device()) device::fill_zero(a.data() + from, count * sizeof(double));
+  else std::fill(a.data() + from, a.data() + from + count, 0.0);
+}
+}  // namespace
+
+void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites,
+                        const std::vector<bool>& evaluated) {
   terms_ = std::max(terms, 1);
   term_ = 0;
   started_ = false;
   const std::size_t n = static_cast<std::size_t>(atoms.size());
   totals.resize(static_cast<std::size_t>(kTotals) * terms_);
-  if (req.energy || req.virial || req.per_atom) totals.set_zero();
+  if (req.energy || req.virial || req.per_atom) {
+    if (evaluated.empty()) {
+      totals.set_zero();
+    } else {
+      // One zeroing per run of consecutive evaluated terms.
+      for (int k = 0; k < terms_;) {
+        if (!evaluated[static_cast<std::size_t>(k)]) {
+          ++k;
+          continue;
+        }
+        int end = k;
+        while (end < terms_ && evaluated[static_cast<std::size_t>(end)]) ++end;
+        zero_values(totals, static_cast<std::size_t>(kTotals) * k, static_cast<std::size_t>(kTotals) * (end - k));
+        k = end;
+      }
+    }
+  }
   if (req.per_atom) {
     atom_energy.resize(n);
     atom_virial.resize(9 * n);

@@ -45,10 +45,13 @@ class ForceOutput {
   explicit ForceOutput(Backend b, bool deterministic_sums = false)
       : totals(b, kTotals), atom_energy(b), atom_virial(b), deterministic(deterministic_sums) {}
 
-  // Start of one evaluation of `terms` terms (ForceField::compute, the one place that zeroes):
-  // sizes the arrays, zeroes the totals when the request asks for energy or virial, and zeroes the
-  // forces and per-atom arrays unless the first term overwrites them (first_overwrites).
-  void begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites);
+  // Start of one evaluation of a force field of `terms` terms (ForceField::compute, the one place
+  // that zeroes): sizes the arrays, zeroes the totals blocks of the terms evaluated (`evaluated[k]`;
+  // empty: every term) when the request asks for energy or virial, so that the other terms keep
+  // their last evaluation's, and zeroes the forces and per-atom arrays unless the first term
+  // evaluated overwrites them (first_overwrites).
+  void begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites,
+             const std::vector<bool>& evaluated = {});
   // Before term k computes: its totals block becomes term_totals(); after the first, contents = Sums.
   void begin_term(int k);
   // Where the current term adds its energy and virial (kTotals values, on the atoms' backend).
