@@ -1,6 +1,7 @@
 // Checkpoints: a text line, a JSON header, then the per-atom arrays in their current (spatially
 // sorted) order, so that a restarted run repeats the uninterrupted one bit for bit on the CPU, then
-// the solver state of the force field's terms that have one (named with their sizes in the header).
+// the solver state of the force field's terms that have one (named with their sizes in the header),
+// then the per-atom arrays the integrator keeps (named in the header, n doubles each, input order).
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -84,7 +85,7 @@ std::string fraction_text(double s) {
 void Simulation::write_checkpoint(const std::string& path) {
   // A faulty state must never replace the last good checkpoint.
   const double skin = lists_.skin();
-  integrator_.throw_if_faulted(atoms_, skin);
+  integrator_->throw_if_faulted(atoms_, skin);
   if (const auto f = find_nonfinite_state(atoms_, step_))
     throw Error(describe(*f, atoms_, skin) + "; checkpoint " + path + " not written");
   lists_.build(atoms_);  // wraps positions: the restarted run builds the same lists from them
@@ -92,8 +93,11 @@ void Simulation::write_checkpoint(const std::string& path) {
   h["step"] = step_;
   h["atoms"] = atoms_.size();
   h["types"] = atoms_.type_names();
-  h["integrator"] = settings_.integrator.kind;
-  h["state"] = integrator_.state();
+  h["integrator"] = integrator_->name();
+  h["state"] = integrator_->state();
+  const std::vector<NamedAtomArray> integrator_arrays = integrator_->save_atom_arrays(atoms_);
+  h["integrator_arrays"] = nlohmann::json::array();
+  for (const auto& a : integrator_arrays) h["integrator_arrays"].push_back(a.name);
   const Box& b = atoms_.box();
   std::vector<double> cell;
   for (int r = 0; r < 3; ++r)
@@ -113,6 +117,9 @@ void Simulation::write_checkpoint(const std::string& path) {
     put(out, atoms_.id);
     if (atoms_.has_charges()) put(out, atoms_.charge);
     for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
+    for (const auto& a : integrator_arrays)
+      out.write(reinterpret_cast<const char*>(a.values.data()),
+                static_cast<std::streamsize>(a.values.size() * sizeof(double)));
   });
 }
 
@@ -152,12 +159,27 @@ void Simulation::read_checkpoint(const std::string& path) {
     same_types = types[t].is_string() && types[t].get<std::string>() == atoms_.type_names()[t];
   if (!same_types) throw InputError(path, 2, "checkpoint atom types differ from the input's");
   const std::string integrator = hd.string("integrator");
-  if (integrator != settings_.integrator.kind)
-    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 40) +
-                                  "', the input asks for '" + settings_.integrator.kind + "'");
+  if (integrator != integrator_->name())
+    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 60) +
+                                  "', the input asks for '" + integrator_->name() + "'");
   const long step = hd.integer("step");
   if (step < 0) hd.fail("step", "expected a non-negative step");
-  const std::vector<double> state = hd.numbers("state", kStateSize);
+  const std::vector<double> state = hd.numbers("state", integrator_->state_size());
+  // The integrator's per-atom arrays: names (an older checkpoint has none).
+  std::vector<std::string> array_names;
+  if (h.contains("integrator_arrays")) {
+    const auto& list = h.at("integrator_arrays");
+    if (!list.is_array() || list.size() > 1000) hd.fail("integrator_arrays", "expected an array of names");
+    for (const auto& name : list) {
+      if (!name.is_string()) hd.fail("integrator_arrays", "expected an array of names");
+      array_names.push_back(name.get<std::string>());
+    }
+  }
+  try {
+    integrator_->check_atom_arrays(array_names);
+  } catch (const Error& e) {
+    hd.fail("integrator_arrays", e.what());
+  }
   const std::vector<double> cell = hd.numbers("cell", 9), origin = hd.numbers("origin", 3);
   const auto& pbc = hd.at("pbc");
   std::array<bool, 3> periodic{};
@@ -196,13 +218,16 @@ void Simulation::read_checkpoint(const std::string& path) {
   }
   // The arrays and states must fill the rest of the file exactly: counts are checked before any allocation.
   const std::size_t sn = static_cast<std::size_t>(n);
+  const std::uintmax_t array_bytes = array_names.size() * sn * sizeof(double);
   const std::uintmax_t bytes =
-      sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0)) + state_bytes;
+      sn * (9 * sizeof(double) + 4 * sizeof(int) + sizeof(long) + (charges ? sizeof(double) : 0)) + state_bytes +
+      array_bytes;
   const std::streamoff at = in.tellg();
   if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
     throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
                                   " bytes after its header, expected " + std::to_string(bytes) + " for " +
-                                  std::to_string(n) + " atoms and " + std::to_string(state_bytes) + " bytes of term states");
+                                  std::to_string(n) + " atoms and " + std::to_string(state_bytes) + " bytes of term states" +
+                                  (array_bytes ? " and " + std::to_string(array_bytes) + " bytes of integrator arrays" : ""));
   std::vector<std::vector<double>> real;  // x y z vx vy vz fx fy fz
   for (int k = 0; k < 9; ++k) real.push_back(get<double>(in, sn, path));
   std::vector<std::vector<int>> ints;  // type ix iy iz
@@ -211,6 +236,14 @@ void Simulation::read_checkpoint(const std::string& path) {
   const std::vector<double> charge = charges ? get<double>(in, sn, path) : std::vector<double>();
   std::vector<std::pair<std::string, std::vector<char>>> term_states;
   for (const auto& [name, size] : state_sizes) term_states.emplace_back(name, get<char>(in, size, path));
+  std::vector<NamedAtomArray> integrator_arrays;
+  for (const auto& name : array_names) {
+    integrator_arrays.push_back({name, get<double>(in, sn, path)});
+    for (std::size_t i = 0; i < sn; ++i)
+      if (!std::isfinite(integrator_arrays.back().values[i]))
+        throw InputError(path, 0,
+                         "checkpoint: integrator array " + name + " of atom " + std::to_string(i) + " is not finite");
+  }
   static const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"};
   for (int k = 0; k < 9; ++k)
     for (std::size_t i = 0; i < sn; ++i)
@@ -251,7 +284,8 @@ void Simulation::read_checkpoint(const std::string& path) {
   atoms_.id.assign(ids);
   atoms_.update_index_of();
   if (charges) atoms_.charge.assign(charge);
-  integrator_.set_state(state);
+  integrator_->set_state(state);
+  integrator_->restore_atom_arrays(integrator_arrays);
   step_ = step;
   lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
@@ -269,6 +303,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   atoms_.fx.assign(real[6]);
   atoms_.fy.assign(real[7]);
   atoms_.fz.assign(real[8]);
+  start_integrator();  // with its arrays restored, an integrator computes nothing here
 }
 
 }  // namespace quasar::md
