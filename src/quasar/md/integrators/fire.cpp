@@ -6,7 +6,6 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/core/units.hpp"
-#include "quasar/md/integrators/fire_kernels.hpp"
 
 namespace quasar::md {
 

@@ -1,10 +1,9 @@
-// FIRE's kernels: one thread per atom calling the updates its CPU loop calls (fire_kernels.hpp).
+// FIRE's kernels: one thread per atom calling the updates its CPU loop calls (md/integrate_kernels.hpp).
 // Sums over atoms go through per-block partial sums and one ordered pass over them, so that they
 // are the same bits every run (the minimiser branches on the sign of the power).
 #include <cub/block/block_reduce.cuh>
 
 #include "quasar/device/cuda_check.cuh"
-#include "quasar/md/integrators/fire_kernels.hpp"
 #include "quasar/md/integrators/launch.hpp"
 #include "quasar/md/integrators/record_fault.cuh"
 
