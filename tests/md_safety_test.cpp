@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "quasar/md/fire.hpp"
+#include "quasar/md/integrators/fire.hpp"
 #include "quasar/md/simulation.hpp"
 #include "test_systems.hpp"
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "quasar/md/fire.hpp"
+#include "quasar/md/integrators/fire.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/md/velocity.hpp"
 #include "test_systems.hpp"

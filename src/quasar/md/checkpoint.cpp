@@ -125,7 +125,7 @@ std::string fraction_text(double s) {
 void Simulation::write_checkpoint(const std::string& path) {
   // A faulty state must never replace the last good checkpoint.
   const double skin = lists_.skin();
-  integrator_.throw_if_faulted(atoms_, skin);
+  integrator_->throw_if_faulted(atoms_, skin);
   if (const auto f = find_nonfinite_state(atoms_, step_))
     throw Error(describe(*f, atoms_, skin) + "; checkpoint " + path + " not written");
   lists_.build(atoms_);  // wraps positions: the restarted run builds the same lists from them
@@ -133,8 +133,8 @@ void Simulation::write_checkpoint(const std::string& path) {
   h["step"] = step_;
   h["atoms"] = atoms_.size();
   h["types"] = atoms_.type_names();
-  h["integrator"] = settings_.integrator.kind;
-  h["state"] = integrator_.state();
+  h["integrator"] = integrator_->name();
+  h["state"] = integrator_->state();
   const Box& b = atoms_.box();
   std::vector<double> cell;
   for (int r = 0; r < 3; ++r)
@@ -205,12 +205,12 @@ void Simulation::read_checkpoint(const std::string& path) {
     same_types = types[t].is_string() && types[t].get<std::string>() == atoms_.type_names()[t];
   if (!same_types) throw InputError(path, 2, "checkpoint atom types differ from the input's");
   const std::string integrator = hd.string("integrator");
-  if (integrator != settings_.integrator.kind)
-    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 40) +
-                                  "', the input asks for '" + settings_.integrator.kind + "'");
+  if (integrator != integrator_->name())
+    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 60) +
+                                  "', the input asks for '" + integrator_->name() + "'");
   const long step = hd.integer("step");
   if (step < 0) hd.fail("step", "expected a non-negative step");
-  const std::vector<double> state = hd.numbers("state", kStateSize);
+  const std::vector<double> state = hd.numbers("state", integrator_->state_size());
   const std::vector<double> cell = hd.numbers("cell", 9), origin = hd.numbers("origin", 3);
   const auto& pbc = hd.at("pbc");
   std::array<bool, 3> periodic{};
@@ -330,7 +330,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   restore_properties();
   atoms_.id.assign(order);
   atoms_.update_index_of();
-  integrator_.set_state(state);
+  integrator_->set_state(state);  // and its per-atom arrays are among the properties
   step_ = step;
   lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
@@ -347,6 +347,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   // The saved values, not those the evaluation recomputed (forces could differ in the last bit, and
   // a property that a term updates as it computes would have moved on).
   restore_properties();
+  start_integrator();  // with its arrays restored, an integrator computes nothing here
 }
 
 }  // namespace quasar::md

@@ -18,13 +18,17 @@ struct StepParams {
   uint64_t step;
 };
 
-// Velocity Verlet half kick: v += dt/2 f/m.
-QUASAR_HD void half_kick(AtomsRef& a, int i, double dt) {
+// A kick by the force f over half of dt: v += dt/2 f/m. The multiple-time-step integrator gives
+// each level's force and dt = its period times the inner step.
+QUASAR_HD void kick(AtomsRef& a, int i, double fx, double fy, double fz, double dt) {
   const double s = 0.5 * dt * units::ftm2v / a.type_mass[a.type[i]];
-  a.vx[i] += s * a.fx[i];
-  a.vy[i] += s * a.fy[i];
-  a.vz[i] += s * a.fz[i];
+  a.vx[i] += s * fx;
+  a.vy[i] += s * fy;
+  a.vz[i] += s * fz;
 }
+
+// Velocity Verlet half kick by the atoms' forces: v += dt/2 f/m.
+QUASAR_HD void half_kick(AtomsRef& a, int i, double dt) { kick(a, i, a.fx[i], a.fy[i], a.fz[i], dt); }
 
 QUASAR_HD void drift(AtomsRef& a, int i, double dt) {
   a.x[i] += dt * a.vx[i];
@@ -48,13 +52,18 @@ QUASAR_HD double langevin_o(AtomsRef& a, int i, const StepParams& p) {
   return 0.5 * m * units::mvv2e * (v1 - v0);
 }
 
-// BAOAB up to the force evaluation: B (half kick), A (half drift), O, A (half drift).
-QUASAR_HD double baoab_first_half(AtomsRef& a, int i, const StepParams& p) {
-  half_kick(a, i, p.dt);
+// BAOAB's middle: A (half drift), O, A (half drift). Returns the kinetic energy O added.
+QUASAR_HD double baoab_aoa(AtomsRef& a, int i, const StepParams& p) {
   drift(a, i, 0.5 * p.dt);
   const double de = langevin_o(a, i, p);
   drift(a, i, 0.5 * p.dt);
   return de;
+}
+
+// BAOAB up to the force evaluation: B (half kick), A (half drift), O, A (half drift).
+QUASAR_HD double baoab_first_half(AtomsRef& a, int i, const StepParams& p) {
+  half_kick(a, i, p.dt);
+  return baoab_aoa(a, i, p);
 }
 
 // Kinetic energy tensor contributions m v_a v_b (eV): xx, yy, zz, xy, xz, yz.
@@ -108,5 +117,12 @@ QUASAR_HD double bussi_alpha(double ke, double dof, double kt, double c, uint64_
   if (r1 + sqrt(c / ((1 - c) * factor)) < 0) alpha = -alpha;
   return alpha;
 }
+
+// FIRE's generalised coordinates: the atoms' reference positions x (and, with the cell, the
+// deformation gradient d, kept on the host); an atom sits at origin + (x - origin) d.
+QUASAR_HD Vec3 fire_position(Vec3 x, Vec3 origin, const Mat3& d) { return origin + (x - origin) * d; }
+QUASAR_HD Vec3 fire_reference(Vec3 p, Vec3 origin, const Mat3& dinv) { return origin + (p - origin) * dinv; }
+// max(|a|, b), for the largest force and move.
+QUASAR_HD double abs_max(double a, double b) { return fabs(a) > b ? fabs(a) : b; }
 
 }  // namespace quasar::md

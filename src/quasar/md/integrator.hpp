@@ -1,11 +1,12 @@
 #pragma once
-// Time integration: velocity Verlet (NVE), Langevin (BAOAB), Bussi stochastic velocity rescaling,
-// and NPT with the stochastic cell-rescaling barostat. Per-atom work runs where the atoms live;
-// thermostat decisions (Bussi's factor) are taken on the device; the barostat reads the pressure
-// on the host every `barostat_every` steps (its only synchronisation). Each step tests the atoms it
-// moves and kicks (md/safety.hpp): on the CPU a fault throws at once, on the GPU it is recorded
-// until throw_if_faulted() reads it.
+// The Integrator interface: one class per method (md/integrators/), picked by name from a table
+// (md/integrators/registry.hpp). Per-atom work runs where the atoms live, through the QUASAR_HD
+// updates of md/integrate_kernels.hpp that CPU loops and kernels share; sums over atoms run there
+// too (kinetic energy, thermostat work, FIRE's power and norms), so that no step copies the atoms
+// to the host. Each step tests the atoms it moves and kicks (md/safety.hpp): on the CPU a fault
+// throws at once, on the GPU it is recorded until throw_if_faulted() reads it.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,8 @@
 namespace quasar::md {
 
 struct IntegratorSettings {
-  std::string kind = "nve";        // nve, langevin, bussi, npt
-  double dt = 0.001;               // ps
+  std::string kind = "nve";        // nve, langevin, bussi, npt (registry.hpp)
+  double dt = 0.001;               // ps (the inner step with r-RESPA)
   double temperature = 300;        // K
   double tau_t = 0.1;              // ps: Bussi time constant; Langevin damping time (gamma = 1/tau_t)
   uint64_t seed = 12345;
@@ -27,7 +28,11 @@ struct IntegratorSettings {
   double compressibility = 7e-7;   // 1/bar (copper ~7e-7, water ~4.5e-5)
   bool anisotropic = false;        // per-axis cell rescaling instead of isotropic
   int barostat_every = 10;
-  bool thermostatted() const { return kind != "nve"; }
+  // Multiple time stepping (r-RESPA): respa_every[g] is the period of force group g in inner steps
+  // (each a multiple of the one before); empty: every group every step.
+  std::vector<int> respa_every;
+  std::string respa_file;          // where the input gave respa_every ("" when not from a file)
+  long respa_line = 0;
 };
 
 // Indices of the integrator's small state array (on the atoms' backend).
@@ -35,56 +40,65 @@ enum StateIndex { kThermostatWork = 0, kKinetic = 1, kAlpha = 7, kBarostatWork =
 
 class Integrator {
  public:
-  Integrator(const IntegratorSettings& s, Backend backend, int num_atoms);
-  const IntegratorSettings& settings() const { return s_; }
+  virtual ~Integrator() = default;
+  Integrator(const Integrator&) = delete;
+  Integrator& operator=(const Integrator&) = delete;
 
+  // The name a checkpoint records (and a restart must match), and a phrase for the start line.
+  virtual std::string name() const = 0;
+  virtual std::string describe() const = 0;
+
+  // Adds the per-atom arrays the integrator keeps (a multiple-time-step level's forces) to the
+  // state's registry of per-atom properties, so that they follow the atoms through sorting and go
+  // into checkpoints; called once, before a checkpoint is read.
+  virtual void attach(AtomState&) {}
+  // Before the first step, with the forces, energy and virial of the current state computed: an
+  // integrator that keeps forces of its own evaluates them here unless a checkpoint restored them;
+  // a minimiser evaluates its starting point.
+  virtual void start(long /*step*/, AtomState&, NeighborLists&, ForceField&, ForceOutput&) {}
   // Advances from step-1 to `step`: moves atoms, updates the lists, computes the force field's
-  // forces (with `req`; `lists` are those of its neighbor_requests), and applies thermostat and
-  // barostat. Stops (throws on the CPU, records on the GPU) at a non-finite position, velocity or
-  // force, or at an atom that moved more than half the lists' skin in the step. With
-  // out.deterministic the integrator's own sums over atoms (thermostat work, kinetic energy) are
-  // deterministic on the GPU too.
-  void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
-               ComputeRequest req);
+  // forces (`lists` are those of its neighbor_requests) with what `req` asks for (energy, virial and
+  // per-atom values of the new positions, for every term), and applies thermostat and barostat.
+  // Stops (throws on the CPU, records on the GPU) at a non-finite position, velocity or force, or
+  // at an atom that moved more than half the lists' skin in the step. With out.deterministic the
+  // integrator's own sums over atoms are deterministic on the GPU too.
+  virtual void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
+                       ComputeRequest req) = 0;
   // Whether a step needs the virial (barostat steps).
-  bool needs_virial(long step) const;
+  virtual bool needs_virial(long /*step*/) const { return false; }
   double degrees_of_freedom() const { return dof_; }
   // Energy the thermostat and barostat put into the system so far (eV; reads the device).
   double reservoir_energy() const;
-  // Checkpoint support: the state array on the host.
+
+  // Checkpoints: the small state (state_size() numbers); set_state restores it, and with it the
+  // per-atom arrays of attach() count as restored (the checkpoint's properties hold them).
   std::vector<double> state() const { return state_.to_vector(); }
-  void set_state(const std::vector<double>& v) { state_.assign(v); }
+  void set_state(const std::vector<double>& v);
+  std::size_t state_size() const { return kStateSize; }
+
   // Throws the first fault of the run, if any (reads the device on the GPU: call it where the host
   // synchronises anyway).
   void throw_if_faulted(const AtomState& atoms, double skin) const { faults_.throw_if_any(atoms, skin); }
 
- private:
-  void barostat(long step, AtomState& atoms, const ForceOutput& out, double skin);
+ protected:
+  Integrator(const IntegratorSettings& s, Backend backend, int num_atoms);
+  // The largest move a step may make: half the lists' skin (none without a skin).
+  static double max_move(const NeighborLists& lists);
+  device::FixedPointSums* fixed_sums(const ForceOutput& out) { return out.deterministic ? &fixed_ : nullptr; }
 
   IntegratorSettings s_;
+  Backend backend_;
+  int num_atoms_;
   double dof_;
   Array<double> state_;
-  Array<double> kinetic_;     // barostat scratch: kinetic-energy tensor
   Array<double> step_work_;   // GPU scratch: one step's thermostat work in fixed point
   device::FixedPointSums fixed_;
   FaultRecord faults_;
+  bool restored_ = false;  // set_state was called: a checkpoint restored the state and arrays
 };
 
 // Kinetic-energy tensor sum m v_a v_b (eV: xx yy zz xy xz yz) into dest[0..5] on the atoms' backend;
 // on the GPU in fixed point (the same bits every run) when `fixed` is given.
 void reduce_kinetic(AtomState& atoms, double* dest, device::FixedPointSums* fixed = nullptr);
-
-// Kernel launchers (integrator.cu). `fixed` (or null): sums over atoms in 64-bit fixed point.
-namespace gpu {
-void kick_drift(AtomsRef a, double dt, const FaultCheck& check);
-void half_kick(AtomsRef a, double dt, const FaultCheck& check);
-// Adds the step's thermostat work to *work (scratch: one double of device memory for fixed point).
-void baoab_first_half(AtomsRef a, const StepParams& p, double* work, const FaultCheck& check,
-                      device::FixedPointSums* fixed, double* scratch);
-void kinetic(AtomsRef a, double* dest, device::FixedPointSums* fixed);
-void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t seed, uint64_t step,
-           device::FixedPointSums* fixed);
-void scale(AtomsRef a, Vec3 position_scale, Vec3 velocity_scale);
-}  // namespace gpu
 
 }  // namespace quasar::md

@@ -34,9 +34,9 @@ void FaultRecord::note_fault(unsigned long long when, const Fault& f) {
   }
 }
 
-void FaultRecord::throw_if_any(const AtomState& atoms, double skin) const {
+void FaultRecord::throw_if_any(const AtomState& atoms, double skin, const std::string& step_name) const {
   if (backend_ == Backend::Cpu) {
-    if (host_when_ != ~0ULL) throw Error(describe(host_fault_, atoms, skin));
+    if (host_when_ != ~0ULL) throw Error(describe(host_fault_, atoms, skin, step_name));
     return;
   }
   const std::vector<unsigned long long> w = words_.to_vector();
@@ -49,7 +49,7 @@ void FaultRecord::throw_if_any(const AtomState& atoms, double skin) const {
   float value;
   std::memcpy(&value, &bits, sizeof value);
   f.what.value = value;
-  throw Error(describe(f, atoms, skin));
+  throw Error(describe(f, atoms, skin, step_name));
 }
 
 std::string describe(const Fault& f, const AtomState& atoms, double skin, const std::string& step_name) {

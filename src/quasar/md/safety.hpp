@@ -66,13 +66,15 @@ QUASAR_HD AtomFault check_moved(const AtomsRef& a, int i, Vec3 before, double ma
   return f;
 }
 
-// After the forces of a step and the second half kick: force, then velocity.
-QUASAR_HD AtomFault check_kicked(const AtomsRef& a, int i) {
+// After a kick by the force (fx, fy, fz): force, then velocity.
+QUASAR_HD AtomFault check_kicked_by(const AtomsRef& a, int i, double fx, double fy, double fz) {
   AtomFault f;
-  if (!find_nonfinite(a.fx[i], a.fy[i], a.fz[i], kBadForce, f))
-    find_nonfinite(a.vx[i], a.vy[i], a.vz[i], kBadVelocity, f);
+  if (!find_nonfinite(fx, fy, fz, kBadForce, f)) find_nonfinite(a.vx[i], a.vy[i], a.vz[i], kBadVelocity, f);
   return f;
 }
+
+// After the forces of a step and the second half kick: force, then velocity.
+QUASAR_HD AtomFault check_kicked(const AtomsRef& a, int i) { return check_kicked_by(a, i, a.fx[i], a.fy[i], a.fz[i]); }
 
 // The device record: two words, all ones while nothing is recorded. `when` keeps the smallest
 // step * 2 + site and `detail` the smallest input index << 32 | kind << 29 | float bits of the
@@ -103,8 +105,9 @@ class FaultRecord {
   void note(long step, CheckSite site, long atom, const AtomFault& f) {
     if (f.kind != kNoFault) note_fault(fault_when(step, site), {step, atom, f});
   }
-  // Throws the first fault recorded, if any (reads the device: synchronises there).
-  void throw_if_any(const AtomState& atoms, double skin) const;
+  // Throws the first fault recorded, if any (reads the device: synchronises there); `step_name`
+  // names the steps in the message ("step", "minimisation step").
+  void throw_if_any(const AtomState& atoms, double skin, const std::string& step_name = "step") const;
 
  private:
   void note_fault(unsigned long long when, const Fault& f);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "quasar/md/integrators/registry.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar::md {
@@ -12,6 +13,26 @@ std::string resolve(const std::string& p, const std::filesystem::path& base) {
   const std::filesystem::path path(p);
   return (path.is_absolute() ? path : base / path).string();
 }
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string t;
+  for (const auto& n : names) t += (t.empty() ? "" : ", ") + n;
+  return t;
+}
+
+// [md] respa_every: an array of positive integers, each a multiple of the one before.
+std::vector<int> respa_periods(const ConfigTable& md) {
+  const toml::array* list = md.table->get_as<toml::array>("respa_every");
+  if (!list) md.fail("respa_every", "expected an array of periods (inner steps), one per force group");
+  std::vector<int> periods;
+  for (const toml::node& v : *list) {
+    const std::optional<int64_t> p = v.is_integer() ? v.value<int64_t>() : std::nullopt;
+    if (!p || *p < 1 || *p > 1000000) md.fail("respa_every", "expected whole numbers of inner steps from 1 to 1000000");
+    periods.push_back(static_cast<int>(*p));
+  }
+  if (const std::string problem = respa_periods_problem(periods); !problem.empty()) md.fail("respa_every", problem);
+  return periods;
+}
 }  // namespace
 
 MdSettings md_settings_from_config(const ConfigTable& root, const std::filesystem::path& base) {
@@ -20,12 +41,21 @@ MdSettings md_settings_from_config(const ConfigTable& root, const std::filesyste
   if (auto md = root.sub("md")) {
     md->allow_only({"integrator", "timestep_fs", "steps", "temperature_K", "init_velocities", "seed", "tau_t_fs",
                     "pressure_bar", "tau_p_fs", "compressibility_per_bar", "barostat", "barostat_every", "restart",
-                    "fmax", "pressure_tol_bar", "max_move", "relax_cell"});
+                    "fmax", "pressure_tol_bar", "max_move", "relax_cell", "respa_every"});
     IntegratorSettings& in = s.integrator;
     const std::string kind = md->get_string("integrator", "nve");
+    if (!integrator_known(kind))
+      md->fail("integrator", "unknown integrator \"" + kind + "\"; valid: " + names_text(integrator_names()));
     if (kind == "minimize") s.mode = "minimize";
-    else if (kind == "nve" || kind == "langevin" || kind == "bussi" || kind == "npt") in.kind = kind;
-    else md->fail("integrator", "unknown integrator \"" + kind + "\"; valid: nve, langevin, bussi, npt, minimize");
+    else in.kind = kind;
+    if (md->has("respa_every")) {
+      if (!integrator_takes_respa(kind))
+        md->fail("respa_every", "multiple time stepping works with the integrators " + respa_integrators_text() +
+                                    ", not \"" + kind + "\"");
+      in.respa_every = respa_periods(*md);
+      in.respa_file = md->file;
+      in.respa_line = md->line_of("respa_every");
+    }
     in.dt = md->get_double("timestep_fs", 1.0) * 1e-3;
     if (!(in.dt > 0)) md->fail("timestep_fs", "must be positive");
     s.steps = md->get_int("steps", 1000);

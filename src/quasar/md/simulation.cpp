@@ -9,7 +9,8 @@
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/lammps_dump.hpp"
 #include "quasar/io/read.hpp"
-#include "quasar/md/fire.hpp"
+#include "quasar/md/integrators/fire.hpp"
+#include "quasar/md/integrators/registry.hpp"
 #include "quasar/md/progress.hpp"
 #include "quasar/md/velocity.hpp"
 #include "quasar/potential/registry.hpp"
@@ -35,13 +36,20 @@ Simulation::Simulation(const Structure& s, ForceField force_field, const MdSetti
       force_field_(bound(std::move(force_field), s)),
       lists_(backend, force_field_.neighbor_requests(backend), settings.skin, static_cast<int>(settings.sort_every)),
       out_(backend, settings.deterministic),
-      integrator_(settings.integrator, backend, static_cast<int>(s.size())), kinetic_(backend, 6) {
+      integrator_(make_integrator(settings, backend, static_cast<int>(s.size()), force_field_)), kinetic_(backend, 6) {
+  integrator_->attach(atoms_);  // its per-atom arrays join the properties a checkpoint holds
   if (!settings_.restart.empty()) {
-    read_checkpoint(settings_.restart);
+    read_checkpoint(settings_.restart);  // starts the integrator
   } else {
     lists_.build(atoms_);
     compute_forces(true);
+    start_integrator();
   }
+}
+
+void Simulation::start_integrator() {
+  // A minimiser starts where run() minimises (its first evaluation may fail on a bad structure).
+  if (settings_.mode != "minimize") integrator_->start(step_, atoms_, lists_, force_field_, out_);
 }
 
 Simulation::Simulation(const Structure& s, std::shared_ptr<Potential> potential, const MdSettings& settings,
@@ -54,7 +62,7 @@ void Simulation::compute_forces(bool energy) {
 
 void Simulation::check_state(bool energy) {
   // Faults first: atoms gone non-finite also fill a GPU list past its room.
-  integrator_.throw_if_faulted(atoms_, lists_.skin());
+  integrator_->throw_if_faulted(atoms_, lists_.skin());
   lists_.check_overflow();
   if (energy) check_energy();
 }
@@ -88,12 +96,12 @@ Thermo Simulation::thermo() {
   t.potential = totals[0];
   t.term_potential = out_.term_energies();
   t.total = t.kinetic + t.potential;
-  t.temperature = 2.0 * t.kinetic / (integrator_.degrees_of_freedom() * units::boltzmann);
+  t.temperature = 2.0 * t.kinetic / (integrator_->degrees_of_freedom() * units::boltzmann);
   t.volume = atoms_.box().volume();
   const Mat3 kin{{{k[0], k[3], k[4]}, {k[3], k[1], k[5]}, {k[4], k[5], k[2]}}};
   t.pressure_tensor = (units::nktv2p / t.volume) * (kin + w);
   t.pressure = trace(t.pressure_tensor) / 3.0;
-  t.conserved = t.total - integrator_.reservoir_energy();
+  t.conserved = t.total - integrator_->reservoir_energy();
   return t;
 }
 
@@ -162,15 +170,20 @@ void Simulation::write_frame() {
 }
 
 void Simulation::run() {
-  if (settings_.mode == "minimize") {
-    const MinimizeResult r = minimize_fire(atoms_, lists_, force_field_, out_, settings_.minimize);
-    std::cout << (r.converged ? "minimisation converged" : "minimisation stopped at max_steps") << " after "
-              << r.steps << " steps: energy " << std::setprecision(12) << r.energy << " eV, max force " << r.max_force
-              << " eV/Å\n";
-    if (!settings_.output.trajectory.empty()) write_frame();
-    return;
-  }
+  if (settings_.mode == "minimize") return minimize();
   run_to(settings_.steps);
+}
+
+// FIRE from the current state, step by step to convergence.
+void Simulation::minimize() {
+  auto& fire = dynamic_cast<Fire&>(*integrator_);
+  fire.start(0, atoms_, lists_, force_field_, out_);
+  for (long step = 1; !fire.converged() && step <= settings_.minimize.max_steps; ++step)
+    fire.advance(step, atoms_, lists_, force_field_, out_, {true, true, false});
+  const MinimizeResult& r = fire.result();
+  std::cout << (r.converged ? "minimisation converged" : "minimisation stopped at max_steps") << " after " << r.steps
+            << " steps: energy " << std::setprecision(12) << r.energy << " eV, max force " << r.max_force << " eV/Å\n";
+  if (!settings_.output.trajectory.empty()) write_frame();
 }
 
 void Simulation::run_to(long last) {
@@ -188,7 +201,7 @@ void Simulation::run_to(long last) {
     const bool thermo_now = step_ % o.thermo_every == 0 || step_ == last;
     const bool frame_now = !o.trajectory.empty() && step_ % o.trajectory_every == 0;
     const bool energy = thermo_now || frame_now;
-    integrator_.advance(step_, atoms_, lists_, force_field_, out_, {energy, energy, false});
+    integrator_->advance(step_, atoms_, lists_, force_field_, out_, {energy, energy, false});
     const bool checkpoint_now = !o.checkpoint.empty() && (step_ % o.checkpoint_every == 0 || step_ == last);
     // A fault, or a GPU list that ran out of room, is caught before anything computed after it is written.
     if (thermo_now || frame_now || checkpoint_now) check_state(energy);
@@ -209,8 +222,7 @@ void run_from_config(const ConfigTable& root, const std::filesystem::path& base_
   ForceField ff = make_force_field(root, base_dir);
   const std::string what = ff.size() == 1 ? ff.potential(0).name() + " potential" : ff.describe() + " force field";
   Simulation sim(s, std::move(ff), settings, backend);
-  std::cout << "quasar: " << s.size() << " atoms, " << what << ", "
-            << (settings.mode == "minimize" ? "FIRE minimisation" : settings.integrator.kind + " dynamics") << " on "
+  std::cout << "quasar: " << s.size() << " atoms, " << what << ", " << sim.integrator().describe() << " on "
             << backend_name(backend) << (settings.deterministic ? ", deterministic sums" : "") << "\n";
   sim.run();
 }

@@ -41,10 +41,10 @@ class Simulation {
   ForceField& force_field() { return force_field_; }
   NeighborLists& neighbor_lists() { return lists_; }
   ForceOutput& forces() { return out_; }
-  Integrator& integrator() { return integrator_; }
+  Integrator& integrator() { return *integrator_; }
   // One integrator step to `step` without outputs or checks (tests, benchmarks).
   void advance(long step, const ComputeRequest& req) {
-    integrator_.advance(step, atoms_, lists_, force_field_, out_, req);
+    integrator_->advance(step, atoms_, lists_, force_field_, out_, req);
   }
   const MdSettings& settings() const { return settings_; }
 
@@ -56,6 +56,8 @@ class Simulation {
 
  private:
   void compute_forces(bool energy);
+  void start_integrator();
+  void minimize();
   // Throws at the first fault of the run (md/safety.hpp) and at a GPU list overflow; with
   // `energy`, also at a non-finite energy of this step. Called where the host synchronises anyway.
   void check_state(bool energy);
@@ -70,7 +72,7 @@ class Simulation {
   ForceField force_field_;
   NeighborLists lists_;  // one per distinct request of the force field's terms
   ForceOutput out_;
-  Integrator integrator_;
+  std::unique_ptr<Integrator> integrator_;  // from the settings' name (md/integrators/registry.hpp)
   long step_ = 0;
   bool header_printed_ = false, started_ = false;
   std::ofstream csv_, traj_;

@@ -86,7 +86,11 @@ void ForceField::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequ
   // A batch's per-system totals are sums of per-atom parts (ForceOutput::end_term).
   ComputeRequest request = req;
   if (atoms.is_batch() && (req.energy || req.virial)) request.per_atom = true;
-  out.begin(atoms, request, size(), overwrites);
+  // A subset of the terms: the others keep their totals from their last evaluation.
+  evaluated_.clear();
+  if (!std::all_of(terms_.begin(), terms_.end(), selected))
+    for (const Term& t : terms_) evaluated_.push_back(selected(t));
+  out.begin(atoms, request, size(), overwrites, evaluated_);
   for (std::size_t k = 0; k < terms_.size(); ++k) {
     if (!selected(terms_[k])) continue;
     for (int r = first_[k]; r < first_[k + 1]; ++r) {

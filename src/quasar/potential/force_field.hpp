@@ -44,6 +44,8 @@ class ForceField {
   std::vector<NeighborRequest> neighbor_requests(Backend b) const;
   // One evaluation: prepares `out` (the zeroing happens there, once), then every term whose group is
   // in `groups` adds its part. `lists` are the lists of neighbor_requests(atoms.backend()), in order.
+  // The forces (and per-atom values) are those of the terms evaluated; the energy and virial totals
+  // of the other terms stay as their last evaluation left them.
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out,
                unsigned groups = kAllGroups);
 
@@ -62,6 +64,7 @@ class ForceField {
   Backend mapped_backend_ = Backend::Cpu;
   std::vector<int> first_, list_of_;
   std::vector<NeighborRef> refs_;
+  std::vector<bool> evaluated_;  // per term, in a compute of a subset of the groups
 };
 
 }  // namespace quasar

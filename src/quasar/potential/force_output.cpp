@@ -6,21 +6,49 @@
 
 namespace quasar {
 
-void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites) {
+namespace {
+void zero_values(Array<double>& a, std::size_t from, std::size_t count) {
+  if (a.on_device()) device::fill_zero(a.data() + from, count * sizeof(double));
+  else std::fill(a.data() + from, a.data() + from + count, 0.0);
+}
+
+// Zeroes the blocks (one of `block` values per term) of the evaluated terms, one call per run of
+// consecutive evaluated terms; every block when `evaluated` is empty (all terms).
+void zero_blocks(Array<double>& a, std::size_t block, const std::vector<bool>& evaluated) {
+  if (evaluated.empty()) {
+    a.set_zero();
+    return;
+  }
+  const int terms = static_cast<int>(evaluated.size());
+  for (int k = 0; k < terms;) {
+    if (!evaluated[static_cast<std::size_t>(k)]) {
+      ++k;
+      continue;
+    }
+    int end = k;
+    while (end < terms && evaluated[static_cast<std::size_t>(end)]) ++end;
+    zero_values(a, block * k, block * (end - k));
+    k = end;
+  }
+}
+}  // namespace
+
+void ForceOutput::begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites,
+                        const std::vector<bool>& evaluated) {
   terms_ = std::max(terms, 1);
   term_ = 0;
   started_ = false;
   separated_ = false;
   const std::size_t n = static_cast<std::size_t>(atoms.size());
   totals.resize(static_cast<std::size_t>(kTotals) * terms_);
-  if (req.energy || req.virial || req.per_atom) totals.set_zero();
   systems_ = atoms.num_systems();
   atoms_ = atoms.size();
   per_atom_ = req.per_atom;
   offsets_ = atoms.is_batch() ? atoms.system_offset.data() : nullptr;
-  if (atoms.is_batch()) {
-    system_totals.resize(static_cast<std::size_t>(kTotals) * terms_ * systems_);
-    system_totals.set_zero();
+  if (atoms.is_batch()) system_totals.resize(static_cast<std::size_t>(kTotals) * terms_ * systems_);
+  if (req.energy || req.virial || req.per_atom) {
+    zero_blocks(totals, kTotals, evaluated);
+    if (atoms.is_batch()) zero_blocks(system_totals, static_cast<std::size_t>(kTotals) * systems_, evaluated);
   }
   if (req.per_atom) {
     atom_energy.resize(n);

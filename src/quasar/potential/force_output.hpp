@@ -51,10 +51,13 @@ class ForceOutput {
       : totals(b, kTotals), atom_energy(b), atom_virial(b), system_totals(b), deterministic(deterministic_sums),
         term_energy_(b), term_virial_(b) {}
 
-  // Start of one evaluation of `terms` terms (ForceField::compute, the one place that zeroes):
-  // sizes the arrays, zeroes the totals when the request asks for energy or virial, and zeroes the
-  // forces and per-atom arrays unless the first term overwrites them (first_overwrites).
-  void begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites);
+  // Start of one evaluation of a force field of `terms` terms (ForceField::compute, the one place
+  // that zeroes): sizes the arrays, zeroes the totals blocks of the terms evaluated (`evaluated[k]`;
+  // empty: every term) when the request asks for energy or virial, so that the other terms keep
+  // their last evaluation's, and zeroes the forces and per-atom arrays unless the first term
+  // evaluated overwrites them (first_overwrites).
+  void begin(AtomState& atoms, const ComputeRequest& req, int terms, bool first_overwrites,
+             const std::vector<bool>& evaluated = {});
   // Before term k computes: its totals block becomes term_totals(); after the first, contents = Sums.
   // In a batch with per-atom parts, a term after the first adds its per-atom parts into zeroed
   // arrays of its own, so that end_term can sum them per system.

@@ -1,21 +1,14 @@
+// The integrators' kernels: one thread per atom, each calling the QUASAR_HD update its CPU loop calls.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/md/integrator.hpp"
+#include "quasar/md/integrators/launch.hpp"
+#include "quasar/md/integrators/record_fault.cuh"
 
 namespace quasar::md::gpu {
 namespace {
 
 constexpr int kBlock = 256;
-
-// Keeps the first fault of the run (see FaultSlots): a fault an earlier launch recorded wins; within
-// a launch, the smallest input index.
-__device__ void record(const FaultCheck& c, const AtomsRef& a, int i, const AtomFault& f) {
-  if (f.kind == kNoFault || *c.slots.when < c.when) return;
-  atomicMin(c.slots.when, c.when);
-  const unsigned long long index = static_cast<unsigned long long>(a.id[i]);
-  const unsigned bits = __float_as_uint(static_cast<float>(f.value)) >> 3;
-  atomicMin(c.slots.detail, index << 32 | static_cast<unsigned long long>(f.kind << 29 | bits));
-}
 
 __global__ void kick_drift_kernel(AtomsRef a, double dt, FaultCheck check) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,6 +75,53 @@ __global__ void scale_kernel(AtomsRef a, Vec3 mu, Vec3 inv) {
   a.vz[i] *= inv.z;
 }
 
+// r-RESPA: a level's forces are a per-atom property, in the atoms' order.
+__device__ void kick_by_level(AtomsRef& a, int i, const LevelForces& f, double dt) {
+  md::kick(a, i, f.x[i], f.y[i], f.z[i], dt);
+}
+
+__global__ void respa_move_kernel(AtomsRef a, LevelForces f, bool kick_first, double dt_kick, double dt,
+                                  FaultCheck check) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const Vec3 before{a.x[i], a.y[i], a.z[i]};
+  if (kick_first) kick_by_level(a, i, f, dt_kick);
+  md::drift(a, i, dt);
+  record(check, a, i, check_moved(a, i, before, check.max_move));
+}
+
+template <class Sum>
+__global__ void respa_baoab_kernel(AtomsRef a, LevelForces f, bool kick_first, double dt_kick, StepParams p,
+                                   double* work, FaultCheck check, Sum add) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double de[1] = {0};
+  if (i < a.n) {
+    const Vec3 before{a.x[i], a.y[i], a.z[i]};
+    if (kick_first) kick_by_level(a, i, f, dt_kick);
+    de[0] = md::baoab_aoa(a, i, p);
+    record(check, a, i, check_moved(a, i, before, check.max_move));
+  }
+  device::block_sum_into<kBlock, 1>(de, work, add);
+}
+
+__global__ void respa_kick_kernel(AtomsRef a, LevelForces f, double dt, FaultCheck check, bool checked) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  kick_by_level(a, i, f, dt);
+  if (checked) record(check, a, i, check_kicked_by(a, i, f.x[i], f.y[i], f.z[i]));
+}
+
+__global__ void respa_store_kernel(AtomsRef a, LevelForces f, bool kick, double dt, FaultCheck check) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  f.x[i] = a.fx[i];
+  f.y[i] = a.fy[i];
+  f.z[i] = a.fz[i];
+  if (!kick) return;
+  md::half_kick(a, i, dt);
+  record(check, a, i, check_kicked(a, i));
+}
+
 }  // namespace
 
 void kick_drift(AtomsRef a, double dt, const FaultCheck& check) {
@@ -128,6 +168,37 @@ void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t 
 void scale(AtomsRef a, Vec3 mu, Vec3 inv) {
   scale_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, mu, inv);
   QUASAR_LAUNCH_CHECK("scale_kernel");
+}
+
+void respa_inner_move(AtomsRef a, LevelForces level, bool kick_first, double dt_kick, double dt,
+                      const FaultCheck& check) {
+  respa_move_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, level, kick_first, dt_kick, dt, check);
+  QUASAR_LAUNCH_CHECK("respa_move_kernel");
+}
+
+void respa_inner_baoab(AtomsRef a, LevelForces level, bool kick_first, double dt_kick, const StepParams& p,
+                       double* work, const FaultCheck& check, device::FixedPointSums* fixed, double* scratch) {
+  if (!fixed) {
+    respa_baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, level, kick_first, dt_kick, p, work, check,
+                                                           device::FloatSum{});
+    QUASAR_LAUNCH_CHECK("respa_baoab_kernel");
+    return;
+  }
+  QUASAR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(double)));
+  respa_baoab_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, level, kick_first, dt_kick, p, scratch, check,
+                                                         device::FixedSum{fixed->start()});
+  QUASAR_LAUNCH_CHECK("respa_baoab_kernel");
+  fixed->finish(scratch, 1, device::fixed_scale::kTotal, work);
+}
+
+void respa_kick(AtomsRef a, LevelForces level, double dt, const FaultCheck* check) {
+  respa_kick_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, level, dt, check ? *check : FaultCheck{}, check != nullptr);
+  QUASAR_LAUNCH_CHECK("respa_kick_kernel");
+}
+
+void respa_store(AtomsRef a, LevelForces level, bool kick, double dt, const FaultCheck& check) {
+  respa_store_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, level, kick, dt, check);
+  QUASAR_LAUNCH_CHECK("respa_store_kernel");
 }
 
 }  // namespace quasar::md::gpu
