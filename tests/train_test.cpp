@@ -167,7 +167,7 @@ TEST_F(LossGradient, GpuMatchesCpu) {
 // loss to 1e-6 and every gradient entry to 1e-5 of the largest (measured on the H100: 9e-8 and 5e-7).
 TEST_F(LossGradient, GpuMixed32NearDouble) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::GpuLoss gpu(dp::Precision::Mixed32);
+  train::GpuLoss gpu(Precision::Mixed32);
   Structure f = io::read_deepmd_system(test::shared_path("reference/deepmd/water-data/data_0"))[5];
   f.virial = frame_.virial;
   const train::LossWeights w{0.5, 2.0, 3.0};
@@ -339,7 +339,7 @@ TEST_F(Training, GpuTakesTheCpuSteps) {
 // mixed32 training follows double training closely over ten steps.
 TEST_F(Training, GpuMixed32FollowsDouble) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::Trainer d(in_, "", Backend::Cuda), f(in_, "", Backend::Cuda, dp::Precision::Mixed32);
+  train::Trainer d(in_, "", Backend::Cuda), f(in_, "", Backend::Cuda, Precision::Mixed32);
   // H100: rmse 1.4e-6 relative (also layer by layer).
   double rmse = 0;
   for (int k = 0; k < 10; ++k) {

@@ -31,14 +31,14 @@ int train_command(const std::vector<std::string>& argv) {
   if (a.positional.size() != 1) throw UsageError("train needs the input file");
   const Backend backend = parse_backend(a.get("--device", "auto"));
   train::TrainInput input = train::read_train_input(a.positional[0]);
-  const dp::Precision precision =
-      dp::parse_precision(a.get("--precision", input.precision == "float32" ? "mixed32" : "double"));
-  if (precision == dp::Precision::Mixed16) throw UsageError("train: --precision is double or mixed32");
-  if (backend == Backend::Cpu && precision != dp::Precision::Double)
+  const Precision precision =
+      parse_precision(a.get("--precision", input.precision == "float32" ? "mixed32" : "double"));
+  if (precision == Precision::Mixed16) throw UsageError("train: --precision is double or mixed32");
+  if (backend == Backend::Cpu && precision != Precision::Double)
     std::cout << "note: the CPU trains in double precision\n";
   train::Trainer t(std::move(input), a.get("--restart"), backend, precision);
   std::cout << "training on " << backend_name(backend)
-            << (backend == Backend::Cuda ? std::string(" in ") + dp::precision_name(precision) : "") << "\n";
+            << (backend == Backend::Cuda ? std::string(" in ") + precision_name(precision) : "") << "\n";
   t.run(a.get("--output", "model"), &std::cout);
   std::cout << "wrote " << a.get("--output", "model") << ".yaml and .dp\n";
   return 0;

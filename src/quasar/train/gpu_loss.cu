@@ -422,9 +422,9 @@ FrameLoss Engine<T>::frame_loss(const Structure& s, const LossWeights& w, bool g
 
 }  // namespace
 
-GpuLoss::GpuLoss(dp::Precision precision) {
-  if (precision == dp::Precision::Double) impl_ = std::make_unique<Engine<double>>();
-  else if (precision == dp::Precision::Mixed32) impl_ = std::make_unique<Engine<float>>();
+GpuLoss::GpuLoss(Precision precision) {
+  if (precision == Precision::Double) impl_ = std::make_unique<Engine<double>>();
+  else if (precision == Precision::Mixed32) impl_ = std::make_unique<Engine<float>>();
   else throw Error("training on the GPU: precision must be double or mixed32");
 }
 GpuLoss::~GpuLoss() = default;

@@ -20,7 +20,7 @@ class GpuLoss {
  public:
   // double, or mixed32: networks, traces and gradient in float (environment, forces, the loss and
   // Adam's master parameters in double).
-  explicit GpuLoss(dp::Precision precision = dp::Precision::Double);
+  explicit GpuLoss(Precision precision = Precision::Double);
   ~GpuLoss();
   GpuLoss(const GpuLoss&) = delete;
   GpuLoss& operator=(const GpuLoss&) = delete;

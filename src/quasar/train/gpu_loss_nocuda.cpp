@@ -4,7 +4,7 @@
 namespace quasar::train {
 
 struct GpuLoss::Impl {};
-GpuLoss::GpuLoss(dp::Precision) { throw Error("training on the GPU: this build has no CUDA backend"); }
+GpuLoss::GpuLoss(Precision) { throw Error("training on the GPU: this build has no CUDA backend"); }
 GpuLoss::~GpuLoss() = default;
 void GpuLoss::set_model(const dp::DpModel&) {}
 void GpuLoss::download(dp::DpModel&) const {}

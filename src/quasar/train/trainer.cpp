@@ -56,7 +56,7 @@ std::vector<std::vector<Structure>> load(const std::vector<std::string>& paths) 
 
 }  // namespace
 
-Trainer::Trainer(TrainInput input, const std::string& restart, Backend backend, dp::Precision precision)
+Trainer::Trainer(TrainInput input, const std::string& restart, Backend backend, Precision precision)
     : in_(std::move(input)), rng_(in_.seed),
       gpu_(backend == Backend::Cuda ? std::make_unique<GpuLoss>(precision) : nullptr) {
   train_ = load(in_.training_systems);

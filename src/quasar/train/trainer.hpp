@@ -27,7 +27,7 @@ class Trainer {
   // Reads the data, builds the model and its statistics (or restores a checkpoint).
   // On the GPU the networks run in `precision` (double or mixed32); the CPU is double.
   Trainer(TrainInput input, const std::string& restart = "", Backend backend = Backend::Cpu,
-          dp::Precision precision = dp::Precision::Double);
+          Precision precision = Precision::Double);
   ~Trainer();
   // Runs to numb_steps, writing the learning curve (disp_file), checkpoints (save_ckpt) every
   // save_freq steps and, at the end, `output`.yaml and `output`.dp. Progress lines go to `log`.
