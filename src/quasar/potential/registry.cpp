@@ -58,6 +58,21 @@ const PotentialFamily* PotentialRegistry::probe_model(const std::filesystem::pat
   return best;
 }
 
+const PotentialFamily* PotentialRegistry::probe_training(const std::filesystem::path& path) const {
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  const std::string name = path.filename().string();
+  for (const PotentialFamily& f : families_) {
+    if (!f.training) continue;
+    for (const std::string& file : f.training_files)
+      if (folder ? std::filesystem::exists(path / file, ec) : name == file) return &f;
+    if (!folder)
+      for (const std::string& ext : f.training_extensions)
+        if (ends_with(name, ext)) return &f;
+  }
+  return nullptr;
+}
+
 std::string PotentialRegistry::type_names() const {
   std::string s;
   for (const PotentialFamily& f : families_) s += (s.empty() ? "" : ", ") + f.name;
@@ -147,6 +162,25 @@ ForceField load_force_field(const std::string& path) {
     return make_force_field(ConfigTable{&root, path, ""}, std::filesystem::path(path).parent_path());
   }
   return ForceField(std::shared_ptr<Potential>(load_model(path)));
+}
+
+train::TrainingJob training_job(const std::string& input, Backend backend, std::optional<Precision> precision) {
+  std::error_code ec;
+  if (!std::filesystem::exists(input, ec)) throw InputError(input, 0, "training input not found");
+  const PotentialRegistry& registry = potential_registry();
+  const PotentialFamily* f = registry.probe_training(input);
+  if (!f) {
+    std::string known;
+    for (const PotentialFamily& g : registry.families()) {
+      if (!g.training) continue;
+      std::string own;
+      for (const std::string& e : g.training_extensions) own += (own.empty() ? "" : ", ") + e;
+      for (const std::string& file : g.training_files) own += (own.empty() ? "" : ", ") + file;
+      known += (known.empty() ? "" : "; ") + own + " (" + g.name + ")";
+    }
+    throw InputError(input, 0, "no family trains from this input (known: " + known + ")");
+  }
+  return f->training(input, backend, precision);
 }
 
 namespace {

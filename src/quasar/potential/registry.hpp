@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "quasar/core/config.hpp"
 #include "quasar/device/precision.hpp"
 #include "quasar/potential/force_field.hpp"
+#include "quasar/train/trainable.hpp"
 
 namespace quasar {
 
@@ -38,6 +40,13 @@ struct PotentialFamily {
   std::vector<std::string> model_extensions;
   std::vector<std::string> model_folder_files;
   std::function<std::unique_ptr<Potential>(const std::string& path)> from_file;
+  // Training (capabilities.training): the inputs it reads, by how their names end (".json") or by
+  // their names ("input.nn", also inside a folder given instead), and the run such an input
+  // describes on `backend`, in `precision` (none given: the input's own choice).
+  std::vector<std::string> training_extensions;
+  std::vector<std::string> training_files;
+  std::function<train::TrainingJob(const std::string& input, Backend backend, std::optional<Precision> precision)>
+      training;
 };
 
 class PotentialRegistry {
@@ -55,6 +64,9 @@ class PotentialRegistry {
   // The family whose model `path` is: a folder by the files it holds, else by how the name ends
   // (the longest ending that matches); null when none claims it.
   const PotentialFamily* probe_model(const std::filesystem::path& path) const;
+  // The family that trains from the input at `path` (a file, or a folder holding one of a family's
+  // training_files); null when none claims it.
+  const PotentialFamily* probe_training(const std::filesystem::path& path) const;
   // "lj, eam, deepmd"
   std::string type_names() const;
   // The model files the families read, for messages: ".eam, .eam.alloy (eam), ..."
@@ -85,6 +97,10 @@ ForceField make_force_field(const ConfigTable& root, const std::filesystem::path
 std::unique_ptr<Potential> load_model(const std::string& path);
 // The same files as a force field; a TOML file may hold several [[potential]] tables.
 ForceField load_force_field(const std::string& path);
+
+// The training run of an input file (or folder), by the family that reads it: an InputError naming
+// the file when no family does.
+train::TrainingJob training_job(const std::string& input, Backend backend, std::optional<Precision> precision);
 
 // GPU precision of a model ("double", "mixed32", "mixed16"). For a force field: every term whose
 // family supports it (an error when none does and it is not double).

@@ -8,7 +8,7 @@ GpuModel gpu_model_constants(const DpModel& model) {
   const SeE2A& de = model.descriptor;
   const int nt = model.ntypes();
   if (nt > kGpuMaxTypes) throw Error("deepmd on the GPU: at most 8 atom types");
-  for (const Network& f : model.fitting)
+  for (const nn::Network& f : model.fitting)
     if (f.layers.size() < 2) throw Error("deepmd on the GPU: fitting nets need at least one hidden layer");
   GpuModel g{};
   g.ntypes = nt;

@@ -1,5 +1,7 @@
-// The Deep Potential in the registry: TOML type "deepmd", DeePMD-kit's .dp and .yaml model files.
+// The Deep Potential in the registry: TOML type "deepmd", DeePMD-kit's .dp and .yaml model files,
+// and training from DeePMD-kit's input.json.
 #include "quasar/potential/dp/deep_potential.hpp"
+#include "quasar/potential/dp/train/trainable.hpp"
 #include "quasar/potential/registry.hpp"
 
 namespace quasar::dp {
@@ -28,6 +30,17 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
   }
   return pot;
 }
+
+train::TrainingJob training(const std::string& path, Backend backend, std::optional<Precision> precision) {
+  TrainInput in = read_train_input(path);
+  const Precision p = precision.value_or(in.precision == "float32" ? Precision::Mixed32 : Precision::Double);
+  if (p == Precision::Mixed16) throw Error("deepmd training: the precision is double or mixed32");
+  train::TrainingJob job;
+  job.settings = train_settings(in);
+  job.precision = p;
+  job.model = std::make_unique<DpTrainable>(std::move(in), backend, p);
+  return job;
+}
 }  // namespace
 
 void register_family(PotentialRegistry& registry) {
@@ -38,11 +51,14 @@ void register_family(PotentialRegistry& registry) {
   f.capabilities.precisions = {Precision::Double, Precision::Mixed32, Precision::Mixed16};
   f.capabilities.ghost_atoms = true;
   f.capabilities.per_atom = true;
+  f.capabilities.training = true;
   f.from_config = from_config;
   f.model_extensions = {".dp", ".yaml", ".yml"};
   f.from_file = [](const std::string& path) -> std::unique_ptr<Potential> {
     return std::make_unique<DeepPotential>(DeepPotential::from_file(path));
   };
+  f.training_extensions = {".json"};
+  f.training = training;
   registry.add(std::move(f));
 }
 
