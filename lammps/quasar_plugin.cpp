@@ -1,6 +1,6 @@
 // Entry point of quasarplugin.so for LAMMPS's `plugin load`.
 #include "lammpsplugin.h"
-#include "pair_quasar_dp.h"
+#include "pair_quasar.h"
 #include "version.h"
 
 using namespace LAMMPS_NS;

@@ -66,7 +66,7 @@ if [ "$mode" = plugin ]; then
 elif [ "$mode" = --builtin ]; then
   [ -f "$repo/build/quasar-lammps.cmake" ] || { echo "lammps.sh: build Quasar first (scripts/setup)" >&2; exit 1; }
   if [ -z "$src" ]; then fetch_source; src=$(ls -d "$root"/lammps-*/ | head -1); trim_source; fi
-  for f in pair_quasar_dp.h pair_quasar_dp.cpp; do  # copied only when changed: ninja goes by the time
+  for f in pair_quasar.h pair_quasar.cpp; do  # copied only when changed: ninja goes by the time
     cmp -s "$repo/lammps/$f" "$src/src/$f" || cp "$repo/lammps/$f" "$src/src/$f"
   done
   configure "$root/builtin" -DCMAKE_PROJECT_INCLUDE="$repo/build/quasar-lammps.cmake"

@@ -4,7 +4,7 @@
    Each rank evaluates the model for its local atoms as centres, with LAMMPS's ghost atoms as
    their neighbours (quasar::GhostEvaluator): forces and per-atom virials of ghosts go back to
    LAMMPS, which sums them onto their owners (newton pair on). Needs metal units. */
-#include "pair_quasar_dp.h"
+#include "pair_quasar.h"
 
 #include <mpi.h>
 
