@@ -8,6 +8,7 @@ namespace quasar {
 void register_pair_families(PotentialRegistry& registry) {
   Capabilities pair;
   pair.gpu = true;
+  pair.ghost_atoms = true;
   pair.per_atom = true;
 
   PotentialFamily lj;

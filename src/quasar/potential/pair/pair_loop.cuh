@@ -3,6 +3,7 @@
 // atom, no atomics on forces (each thread sums its atom's pairs in list order, the same every run),
 // written over stale values as the first term of an evaluation, else added; energy and virial are
 // reduced per block only when requested, in fixed point when the output asks for deterministic sums.
+// With ghosts (AtomState's n_local) a kernel of its own weights the pairs as the CPU loop does.
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/packed_atom.hpp"
@@ -12,29 +13,33 @@
 namespace quasar {
 
 namespace {
-__global__ void pack_atoms_kernel(AtomsRef a, PackedAtom* __restrict__ p) {
+// pad: 1 for a centre and 0 for a ghost when there are ghosts, else 0.
+__global__ void pack_atoms_kernel(AtomsRef a, PackedAtom* __restrict__ p, bool ghosts) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], 0};
+  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], ghosts && a.id[i] < a.n_local ? 1 : 0};
 }
 }  // namespace
 
-// Fills `packed` from the atoms' positions and types (see packed_atom.hpp).
+// Fills `packed` from the atoms' positions and types (see packed_atom.hpp); with ghosts, pad says
+// which atoms are centres.
+static inline bool has_ghosts(const AtomState& atoms) { return atoms.n_local() < atoms.size(); }
 static inline const PackedAtom* pack_atoms(AtomState& atoms, Array<PackedAtom>& packed) {
   if (packed.backend() != Backend::Cuda) packed = Array<PackedAtom>(Backend::Cuda);
   packed.resize(atoms.size());
-  pack_atoms_kernel<<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
+  pack_atoms_kernel<<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data(), has_ghosts(atoms));
   QUASAR_LAUNCH_CHECK("pack_atoms_kernel");
   return packed.data();
 }
 
-// Neighbour k of atom i from the packed records: displacement r_j + image - r_i and j's type.
+// Neighbour k of atom i from the packed records: displacement r_j + image - r_i, j's type and pad.
 __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, const AtomsRef& a,
                                              const NeighborRef& list, const PackedAtom& pi, int i, int k, int& j,
-                                             int& tj) {
+                                             int& tj, int* pad_j = nullptr) {
   const long slot = list.slot_of(i, k);
   j = __ldg(list.index + slot);
   const PackedAtom pj = p[j];
   tj = pj.type;
+  if (pad_j) *pad_j = pj.pad;
   Vec3 d{pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
   const int code = __ldg(list.image + slot);
   if (code) {
@@ -45,7 +50,7 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
   return d;
 }
 
-template <class Eval, bool kEnergy, bool kPerAtom, class Sum>
+template <class Eval, bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
 __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
                                                         NeighborRef list, double* totals, double* atom_energy,
                                                         double* atom_virial, bool overwrite, Sum add) {
@@ -55,10 +60,14 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
     const PackedAtom pi = p[i];
     const int count = list.count[i];
     for (int k = 0; k < count; ++k) {
-      int j, tj;
-      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
+      int j, tj, lj;
+      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj, kGhosts ? &lj : nullptr);
       double fpair, e;
-      if (eval(pi.type, tj, norm2(d), fpair, e)) sums.add_pair(d, fpair, e);
+      if (!kGhosts) {
+        if (eval(pi.type, tj, norm2(d), fpair, e)) sums.add_pair(d, fpair, e);
+      } else if (pi.pad + lj > 0 && eval(pi.type, tj, norm2(d), fpair, e)) {
+        sums.add_pair(d, 0.5 * (pi.pad + lj) * fpair, pi.pad * e);
+      }
     }
     if (kPerAtom && overwrite) atom_energy[i] = 0;
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);
@@ -66,22 +75,30 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
   if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals, add);
 }
 
-template <class Eval, class Sum>
-void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+template <class Eval, bool kGhosts, class Sum>
+void pair_loop_kernels(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
                       ForceOutput& out, const PackedAtom* p, Sum add) {
   const unsigned blocks = grid_for(atoms.size(), 128);
   const bool overwrite = out.contents == ForceOutput::Contents::Stale;
   double* totals = out.term_totals();
   if (req.per_atom)
-    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, out.atom_energy.data(),
-                                                         out.atom_virial.data(), overwrite, add);
+    pair_loop_kernel<Eval, true, true, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals,
+                                                                  out.atom_energy.data(), out.atom_virial.data(),
+                                                                  overwrite, add);
   else if (req.energy || req.virial)
-    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
-                                                          overwrite, add);
+    pair_loop_kernel<Eval, true, false, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
+                                                                   overwrite, add);
   else
-    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr,
-                                                           overwrite, add);
+    pair_loop_kernel<Eval, false, false, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr,
+                                                                    nullptr, overwrite, add);
   QUASAR_LAUNCH_CHECK("pair_loop_kernel");
+}
+
+template <class Eval, class Sum>
+void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out, const PackedAtom* p, Sum add) {
+  if (has_ghosts(atoms)) pair_loop_kernels<Eval, true>(eval, atoms, list, req, out, p, add);
+  else pair_loop_kernels<Eval, false>(eval, atoms, list, req, out, p, add);
 }
 
 template <class Eval>

@@ -6,11 +6,27 @@
 
 namespace quasar {
 
+// With ghosts (AtomState's n_local), each pair counts with the weight of add_shared_pair.
 template <class Eval>
 void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
                    ForceOutput& out) {
   HalfListSums sums(atoms, req, out);
   const AtomsRef a = atoms.ref();
+  if (atoms.n_local() < atoms.size()) {
+    for (int i = 0; i < a.n; ++i) {
+      const double li = a.id[i] < a.n_local ? 1.0 : 0.0;
+      for (int k = 0; k < list.count[i]; ++k) {
+        int j;
+        const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
+        const double lj = a.id[j] < a.n_local ? 1.0 : 0.0;
+        double fpair, e;
+        if (li + lj > 0 && eval(a.type[i], a.type[j], norm2(d), fpair, e))
+          sums.add_shared_pair(i, j, li, lj, d, 0.5 * (li + lj) * fpair, e);
+      }
+    }
+    sums.finish();
+    return;
+  }
   for (int i = 0; i < a.n; ++i) {
     const int ti = a.type[i];
     for (int k = 0; k < list.count[i]; ++k) {
