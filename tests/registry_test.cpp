@@ -87,6 +87,39 @@ TEST(Registry, TheLongestEndingWinsAndAFolderIsKnownByItsFiles) {
   std::filesystem::remove_all(dir);
 }
 
+// `quasar train` finds the family by its input: a name ending, a file name, or that file in a folder.
+TEST(Registry, TrainingInputsFindTheirFamily) {
+  PotentialRegistry r;
+  PotentialFamily a = probe_family("json"), b = probe_family("nn");
+  a.training_extensions = {".json"};
+  b.training_files = {"input.nn"};
+  for (PotentialFamily* f : {&a, &b})
+    f->training = [](const std::string&, Backend, std::optional<Precision>) { return train::TrainingJob{}; };
+  r.add(a);
+  r.add(b);
+  PotentialFamily untrained = probe_family("untrained");
+  untrained.training_extensions = {".toml"};  // no training factory: not a trainer
+  r.add(untrained);
+  const std::filesystem::path dir = test::scratch_dir("registry_training");
+  EXPECT_EQ(r.probe_training("/a/input.json")->name, "json");
+  EXPECT_EQ(r.probe_training("/a/input.nn")->name, "nn");
+  EXPECT_EQ(r.probe_training("x.toml"), nullptr);
+  EXPECT_EQ(r.probe_training(dir), nullptr);
+  std::ofstream(dir / "input.nn") << "\n";
+  EXPECT_EQ(r.probe_training(dir)->name, "nn");
+  EXPECT_EQ(potential_registry().probe_training("water.json")->name, "deepmd");
+  std::ofstream(dir / "frames.xyz") << "\n";
+  try {
+    training_job((dir / "frames.xyz").string(), Backend::Cpu, std::nullopt);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("frames.xyz: no family trains from this input (known: .json (deepmd))"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Registry, NamesAreUnique) {
   PotentialRegistry r;
   PotentialFamily a = probe_family("one");

@@ -35,7 +35,7 @@ int info_command(const std::vector<std::string>& argv) {
   }
   std::cout << "quasar " << QUASAR_VERSION << "\n"
             << "build: C++20, " << (built_with_cuda() ? "CUDA backend built (sm_90)" : "CPU only (built without CUDA)")
-            << "\npotentials (TOML type: what it is; capabilities; model files):\n";
+            << "\npotentials (TOML type: what it is; capabilities; model files; training inputs):\n";
   for (const PotentialFamily& f : potential_registry().families()) {
     std::cout << "  " << f.name;
     for (const std::string& alias : f.aliases) std::cout << ", " << alias;
@@ -43,7 +43,11 @@ int info_command(const std::vector<std::string>& argv) {
     std::string files;
     for (const std::string& e : f.model_extensions) files += " " + e;
     for (const std::string& folder : f.model_folder_files) files += " folder with " + folder;
-    std::cout << (files.empty() ? "" : "; model files" + files) << "\n";
+    std::string inputs;
+    for (const std::string& e : f.training_extensions) inputs += " " + e;
+    for (const std::string& file : f.training_files) inputs += " " + file;
+    std::cout << (files.empty() ? "" : "; model files" + files) << (inputs.empty() ? "" : "; trains from" + inputs)
+              << "\n";
   }
   std::cout << "integrators: nve, langevin, bussi, npt, minimize (FIRE)\nGPUs:\n";
   for (const auto& g : gpu_descriptions()) std::cout << "  " << g << "\n";
