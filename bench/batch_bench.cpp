@@ -74,7 +74,7 @@ std::shared_ptr<Potential> water_model(const std::string& precision) {
   const char* path = std::getenv("QUASAR_DP_WATER");
   if (!path) throw Error("water: set QUASAR_DP_WATER to the water model (.dp or .yaml)");
   auto dp = std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(path));
-  dp->set_precision(dp::parse_precision(precision));
+  dp->set_precision(parse_precision(precision));
   return dp;
 }
 

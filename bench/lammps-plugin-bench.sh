@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# LAMMPS + the quasar/dp plugin on the GPU machine (after QUASAR_GPU_PLUGIN=1 bash bench/gpu-prepare.sh;
+# LAMMPS + the quasar plugin (pair style quasar) on the GPU machine (after QUASAR_GPU_PLUGIN=1 bash bench/gpu-prepare.sh;
 # carry .gpu, build-cuda/lammps, build-cuda/bench), one MPI rank per GPU: DP water repeated
 # NX x NY x NZ times (4 4 4 = 12,288 atoms), NVE, with the model as bench_md_bench runs it (last fitting
 # layer scaled by 1e-3, so that the atoms move thermally); prints atom-steps/s of the timed run and the

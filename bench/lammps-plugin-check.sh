@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: the quasar/dp plugin in LAMMPS on the GPU against the same plugin on the CPU
+# On the GPU machine: the quasar plugin (pair style quasar) in LAMMPS on the GPU against the same plugin on the CPU
 # (the CPU plugin equals Quasar's own evaluation: tests/python/test_lammps_plugin.py), with 1, 2 and
 # 4 MPI ranks (ranks beyond the GPUs share them). Fails when a run exits non-zero or writes no dump,
 # or when a force, per-atom energy or per-atom virial differs from the CPU's by more than its

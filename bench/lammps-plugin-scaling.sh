@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Weak and strong scaling of LAMMPS + the quasar/dp plugin over 1, 2, 4 ... MAXRANKS GPUs (one MPI
+# Weak and strong scaling of LAMMPS + the quasar plugin (pair style quasar) over 1, 2, 4 ... MAXRANKS GPUs (one MPI
 # rank per GPU), DP water; prepare and carry as for lammps-plugin-bench.sh. Weak: 98,304 atoms
 # (8 8 8) per GPU. Strong: 98,304 and 786,432 atoms (16 16 16) in total.
 # usage: lammps-plugin-scaling.sh MAXRANKS [precision]

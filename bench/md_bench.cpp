@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
           continue;
         }
         auto d = std::make_unique<dp::DeepPotential>(bench_dp(model));
-        d->set_precision(dp::parse_precision(precision), chunk);
+        d->set_precision(parse_precision(precision), chunk);
         pot = std::move(d);
       } else if (sys == "lj")
         pot = std::make_unique<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.0104, sigma}}}, 2.5 * sigma,

@@ -2,9 +2,9 @@
 # LAMMPS 7Jan2022, built from Debian's source package into a cache outside the repository (core
 # styles, PLUGIN, MPI, -O2 as LAMMPS's own default; about 8 minutes on 2 cores, once). Debian's own
 # lmp lacks PLUGIN and its liblammps-dev headers are incomplete.
-#   scripts/lammps.sh            the LAMMPS that loads the quasar/dp plugin; prints its install
+#   scripts/lammps.sh            the LAMMPS that loads the quasar plugin; prints its install
 #                                prefix, whose src/ holds the headers a plugin is compiled against.
-#   scripts/lammps.sh --builtin  the same LAMMPS with the quasar/dp style compiled in, linked to
+#   scripts/lammps.sh --builtin  the same LAMMPS with the quasar pair styles compiled in, linked to
 #                                this checkout's build/ (made again, incrementally, on every call);
 #                                prints its lmp.
 set -euo pipefail
@@ -66,7 +66,10 @@ if [ "$mode" = plugin ]; then
 elif [ "$mode" = --builtin ]; then
   [ -f "$repo/build/quasar-lammps.cmake" ] || { echo "lammps.sh: build Quasar first (scripts/setup)" >&2; exit 1; }
   if [ -z "$src" ]; then fetch_source; src=$(ls -d "$root"/lammps-*/ | head -1); trim_source; fi
-  for f in pair_quasar_dp.h pair_quasar_dp.cpp; do  # copied only when changed: ninja goes by the time
+  for f in "$src"/src/pair_quasar*.{h,cpp}; do  # styles of an earlier checkout (pair_quasar_dp.*)
+    [ -e "$f" ] && [ ! -e "$repo/lammps/$(basename "$f")" ] && rm -f "$f"
+  done
+  for f in pair_quasar.h pair_quasar.cpp; do  # copied only when changed: ninja goes by the time
     cmp -s "$repo/lammps/$f" "$src/src/$f" || cp "$repo/lammps/$f" "$src/src/$f"
   done
   configure "$root/builtin" -DCMAKE_PROJECT_INCLUDE="$repo/build/quasar-lammps.cmake"

@@ -351,7 +351,7 @@ TEST_F(Cli, BadInputNamesFileLineAndKey) {
   EXPECT_NE(r.err.find("syntax.toml:2:"), std::string::npos) << r.err;
   write("type.toml", "[structure]\nlattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2,2,2]\n[potential]\ntype = \"morse\"\n");
   r = quasar("run type.toml");
-  EXPECT_NE(r.err.find("unknown potential type \"morse\"; valid types: lj, eam, deepmd"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown potential type \"morse\"; valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd"), std::string::npos) << r.err;
   r = quasar("run nothere.toml");
   EXPECT_EQ(r.code, 1);
 }

@@ -158,7 +158,7 @@ TEST_P(Determinism, DeepPotentialEvaluationsAgreeWithTheCpuAndRepeat) {
   if (GetParam() != Backend::Cuda) return;
   // The single-precision modes and the tabulated nets repeat too (their accuracy is dp_precision_test's).
   for (const bool compress : {false, true})
-    for (const dp::Precision p : {dp::Precision::Mixed32, dp::Precision::Mixed16}) {
+    for (const Precision p : {Precision::Mixed32, Precision::Mixed16}) {
       const auto make = [&] {
         auto pot = sys->make();
         auto& d = static_cast<dp::DeepPotential&>(*pot);
@@ -173,7 +173,7 @@ TEST_P(Determinism, DeepPotentialEvaluationsAgreeWithTheCpuAndRepeat) {
       };
       expect_identical(evaluate(*make(), sys->structure, Backend::Cuda, true, -1, true),
                        evaluate(*make(), sys->structure, Backend::Cuda, true, -1, true),
-                       std::string(dp::precision_name(p)) + (compress ? " compressed" : ""));
+                       std::string(precision_name(p)) + (compress ? " compressed" : ""));
     }
 }
 

@@ -132,7 +132,7 @@ class GpuPrecision : public Compression {
     if (!cuda) GTEST_SKIP() << "no GPU here";
   }
   // Deviation of the GPU from the CPU double reference on the water box.
-  Deviation gpu_vs_cpu(const dp::DpModel& model, dp::Precision p, long chunk, const Structure& s) {
+  Deviation gpu_vs_cpu(const dp::DpModel& model, Precision p, long chunk, const Structure& s) {
     dp::DeepPotential cpu(model), gpu(model);
     gpu.set_precision(p, chunk);
     return deviation(evaluate(gpu, s, Backend::Cuda), evaluate(cpu, s, Backend::Cpu), static_cast<double>(s.size()) / 3.0);
@@ -145,7 +145,7 @@ TEST_F(GpuPrecision, DoubleEqualsTheCpuForAnyChunkSize) {
   for (bool comp : {false, true}) {
     const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
     for (long chunk : {0L, 7L, 333L}) {
-      const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, chunk, water_);
+      const Deviation d = gpu_vs_cpu(m, Precision::Double, chunk, water_);
       report(std::string("double") + (comp ? ", compressed" : "") + ", chunk " + std::to_string(chunk), d);
       EXPECT_LT(d.energy_per_molecule, 1e-11) << comp << " " << chunk;
       EXPECT_LT(d.force_max, 5e-15) << comp << " " << chunk;
@@ -162,7 +162,7 @@ TEST_F(GpuPrecision, TwoSidedEmbeddingsOnTheGpu) {
   emb["ndim"] = 2;
   dict["model"]["descriptor"]["type_one_side"] = false;
   const dp::DpModel m = dp::model_from_json(dict, "two-sided");
-  const Deviation d = gpu_vs_cpu(m, dp::Precision::Double, 0, water_);
+  const Deviation d = gpu_vs_cpu(m, Precision::Double, 0, water_);
   report("double, two-sided embeddings", d);
   EXPECT_LT(d.energy_per_molecule, 1e-11);  // H100: 1.3e-12 (also layer by layer)
   EXPECT_LT(d.force_max, 5e-15);            // H100: 6.4e-17
@@ -177,8 +177,8 @@ TEST_F(GpuPrecision, MixedPrecisionDeviationsOnWater) {
   std::printf("deeppot_sea.yaml, 512 water molecules, GPU vs CPU double:\n");
   for (bool comp : {false, true}) {
     const dp::DpModel m = comp ? compressed(dp::read_dp_model(model_), 0.8) : dp::read_dp_model(model_);
-    const Deviation d32 = gpu_vs_cpu(m, dp::Precision::Mixed32, 0, water_);
-    const Deviation d16 = gpu_vs_cpu(m, dp::Precision::Mixed16, 0, water_);
+    const Deviation d32 = gpu_vs_cpu(m, Precision::Mixed32, 0, water_);
+    const Deviation d16 = gpu_vs_cpu(m, Precision::Mixed16, 0, water_);
     report(comp ? "mixed32, compressed" : "mixed32", d32);
     report(comp ? "mixed16, compressed" : "mixed16", d16);
     EXPECT_LT(d32.energy_per_molecule, 5e-6);
@@ -203,15 +203,15 @@ TEST_F(GpuPrecision, FullSizeWaterArchitecture) {
     const dp::DpModel m = comp ? compressed(exact, 0.8) : exact;
     dp::DeepPotential cpu(m);
     const Evaluation ref = evaluate(cpu, water_, Backend::Cpu);
-    for (dp::Precision p : {dp::Precision::Double, dp::Precision::Mixed32, dp::Precision::Mixed16}) {
+    for (Precision p : {Precision::Double, Precision::Mixed32, Precision::Mixed16}) {
       dp::DeepPotential gpu(m);
       gpu.set_precision(p);
       const Deviation d = deviation(evaluate(gpu, water_, Backend::Cuda), ref, molecules());
-      report(std::string("bench net, ") + dp::precision_name(p) + (comp ? ", compressed" : ""), d);
-      if (p == dp::Precision::Double) {
+      report(std::string("bench net, ") + precision_name(p) + (comp ? ", compressed" : ""), d);
+      if (p == Precision::Double) {
         EXPECT_LT(d.energy_per_molecule, 1e-11);
         EXPECT_LT(d.force_max, 5e-14);
-      } else if (p == dp::Precision::Mixed32) {
+      } else if (p == Precision::Mixed32) {
         EXPECT_LT(d.energy_per_molecule, 1e-6);
         EXPECT_LT(d.force_rms, 1e-6);
         EXPECT_LT(d.force_max, 1e-5);

@@ -14,7 +14,7 @@
 #include "quasar/potential/pair/eam_file.hpp"
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
-#include "quasar/train/input.hpp"
+#include "quasar/potential/dp/train/input.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -154,13 +154,13 @@ class TrainInputCheck : public InputCheck {
   std::string error_after(const std::function<void(nlohmann::json&)>& change) {
     nlohmann::json j = input_;
     change(j);
-    return error_of([&] { train::parse_train_input(j, "in.json", dir_.string()); });
+    return error_of([&] { dp::parse_train_input(j, "in.json", dir_.string()); });
   }
   nlohmann::json input_;
 };
 
 TEST_F(TrainInputCheck, KeysTypesAndRanges) {
-  EXPECT_NO_THROW(train::parse_train_input(input_, "in.json", dir_.string()));
+  EXPECT_NO_THROW(dp::parse_train_input(input_, "in.json", dir_.string()));
   EXPECT_HAS(error_after([](auto& j) { j["model"]["descriptor"]["sel"] = {46, -92}; }),
              "in.json: input.model.descriptor.sel[1]: expected an integer from 0 to 100000, found -92");
   EXPECT_HAS(error_after([](auto& j) { j["model"]["descriptor"]["rcut"] = "six"; }),
@@ -191,7 +191,7 @@ TEST_F(TrainInputCheck, KeysTypesAndRanges) {
 
 TEST_F(TrainInputCheck, JsonSyntaxNamesTheLine) {
   const std::string path = write("in.json", "{\n  \"model\": {\n    \"type_map\": [\"O\",, \"H\"]\n  }\n}\n");
-  EXPECT_HAS(error_of([&] { train::read_train_input(path); }), "in.json:3: JSON error: ");
+  EXPECT_HAS(error_of([&] { dp::read_train_input(path); }), "in.json:3: JSON error: ");
 }
 
 // The small LJ system of fuzz/checkpoint.cpp, and a checkpoint of it after 10 steps.

@@ -9,9 +9,10 @@
 #include "quasar/core/error.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/potential/dp/model_io.hpp"
-#include "quasar/train/input.hpp"
-#include "quasar/train/gpu_loss.hpp"
-#include "quasar/train/loss.hpp"
+#include "quasar/potential/dp/train/gpu_loss.hpp"
+#include "quasar/potential/dp/train/input.hpp"
+#include "quasar/potential/dp/train/loss.hpp"
+#include "quasar/potential/dp/train/trainable.hpp"
 #include "quasar/train/trainer.hpp"
 #include "support.hpp"
 
@@ -43,12 +44,12 @@ class LossGradient : public testing::Test {
 
   // Analytic gradient against central differences of the loss, for a few entries of every
   // parameter array the selector returns, to `tol` x max(1, |difference|).
-  void check(const train::LossWeights& w, const char* what, double tol) {
-    train::ModelGrad g;
+  void check(const dp::LossWeights& w, const char* what, double tol) {
+    dp::ModelGrad g;
     g.zero_like(model_);
     loss_(model_, frame_, w, &g);
     using Pick = std::function<std::vector<double>*(dp::DpModel&, int)>;
-    using GPick = std::function<const std::vector<double>*(const train::ModelGrad&, int)>;
+    using GPick = std::function<const std::vector<double>*(const dp::ModelGrad&, int)>;
     struct Class {
       const char* name;
       Pick p;
@@ -59,18 +60,18 @@ class LossGradient : public testing::Test {
     for (int net : {0, 1})
       for (int layer : {0, 2}) {
         classes.push_back({"embedding w", [](dp::DpModel& m, int k) { return &m.descriptor.embeddings[k / 10].layers[k % 10].w; },
-                           [](const train::ModelGrad& q, int k) { return &q.emb[k / 10].w[k % 10]; }, net, layer});
+                           [](const dp::ModelGrad& q, int k) { return &q.emb[k / 10].w[k % 10]; }, net, layer});
         classes.push_back({"embedding b", [](dp::DpModel& m, int k) { return &m.descriptor.embeddings[k / 10].layers[k % 10].b; },
-                           [](const train::ModelGrad& q, int k) { return &q.emb[k / 10].b[k % 10]; }, net, layer});
+                           [](const dp::ModelGrad& q, int k) { return &q.emb[k / 10].b[k % 10]; }, net, layer});
       }
     for (int net : {0, 1})
       for (int layer : {0, 1, 3}) {
         classes.push_back({"fitting w", [](dp::DpModel& m, int k) { return &m.fitting[k / 10].layers[k % 10].w; },
-                           [](const train::ModelGrad& q, int k) { return &q.fit[k / 10].w[k % 10]; }, net, layer});
+                           [](const dp::ModelGrad& q, int k) { return &q.fit[k / 10].w[k % 10]; }, net, layer});
         classes.push_back({"fitting b", [](dp::DpModel& m, int k) { return &m.fitting[k / 10].layers[k % 10].b; },
-                           [](const train::ModelGrad& q, int k) { return &q.fit[k / 10].b[k % 10]; }, net, layer});
+                           [](const dp::ModelGrad& q, int k) { return &q.fit[k / 10].b[k % 10]; }, net, layer});
         classes.push_back({"fitting idt", [](dp::DpModel& m, int k) { return &m.fitting[k / 10].layers[k % 10].idt; },
-                           [](const train::ModelGrad& q, int k) { return &q.fit[k / 10].idt[k % 10]; }, net, layer});
+                           [](const dp::ModelGrad& q, int k) { return &q.fit[k / 10].idt[k % 10]; }, net, layer});
       }
     int checked = 0;
     test::MaxError err(std::string(what) + ": gradient - finite difference, relative");
@@ -101,8 +102,8 @@ class LossGradient : public testing::Test {
   dp::DpModel model_;
   Structure frame_;
   // The loss under test: the CPU reference, or the GPU one.
-  std::function<train::FrameLoss(const dp::DpModel&, const Structure&, const train::LossWeights&, train::ModelGrad*)>
-      loss_ = train::frame_loss;
+  std::function<train::FrameLoss(const dp::DpModel&, const Structure&, const dp::LossWeights&, dp::ModelGrad*)>
+      loss_ = dp::frame_loss;
 };
 
 // Measured 1.3e-7 (energy), 4.7e-10 (force) and 3.1e-10 (virial) relative.
@@ -114,17 +115,17 @@ TEST_F(LossGradient, VirialTerm) { check({0.0, 0.0, 1.0}, "virial", 1e-8); }
 // whole water frame, and matches finite differences of its own loss.
 TEST_F(LossGradient, GpuMatchesCpu) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::GpuLoss gpu;
+  dp::GpuLoss gpu;
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
   const Structure whole = io::read_deepmd_system(data)[5];
   Structure labelled = whole;
   labelled.virial = frame_.virial;
   for (const Structure* f : {&frame_, &labelled})
-    for (const train::LossWeights w : {train::LossWeights{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5, 2.0, 3.0}}) {
-      train::ModelGrad gc, gg;
+    for (const dp::LossWeights w : {dp::LossWeights{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5, 2.0, 3.0}}) {
+      dp::ModelGrad gc, gg;
       gc.zero_like(model_);
       gg.zero_like(model_);
-      const train::FrameLoss lc = train::frame_loss(model_, *f, w, &gc);
+      const train::FrameLoss lc = dp::frame_loss(model_, *f, w, &gc);
       const train::FrameLoss lg = gpu.frame_loss(model_, *f, w, &gg);
       // H100, the largest over the frames and weights (also layer by layer): loss 4e-14 relative,
       // energy error 3.6e-12 eV, force_sq 0 (the bound is not 0, as the GPU sums in another order),
@@ -139,7 +140,7 @@ TEST_F(LossGradient, GpuMatchesCpu) {
       EXPECT_NEAR(lg.force_sq, lc.force_sq, 1e-14 * lc.force_sq);
       EXPECT_NEAR(lg.virial_sq, lc.virial_sq, 1e-13 * std::max(1.0, lc.virial_sq));
       double scale = 0, worst = 0;
-      auto each = [&](const train::NetworkGrad& a, const train::NetworkGrad& b, auto fn) {
+      auto each = [&](const nn::NetworkGrad& a, const nn::NetworkGrad& b, auto fn) {
         for (std::size_t l = 0; l < a.w.size(); ++l) {
           for (std::size_t e = 0; e < a.w[l].size(); ++e) fn(a.w[l][e], b.w[l][e]);
           for (std::size_t e = 0; e < a.b[l].size(); ++e) fn(a.b[l][e], b.b[l][e]);
@@ -157,7 +158,7 @@ TEST_F(LossGradient, GpuMatchesCpu) {
       // H100: at most 2.9e-14 (also layer by layer).
       EXPECT_LT(worst, 1e-12 * scale) << f->size() << " atoms, weights " << w.pe << " " << w.pf << " " << w.pv;
     }
-  loss_ = [&gpu](const dp::DpModel& m, const Structure& f, const train::LossWeights& w, train::ModelGrad* g) {
+  loss_ = [&gpu](const dp::DpModel& m, const Structure& f, const dp::LossWeights& w, dp::ModelGrad* g) {
     return gpu.frame_loss(m, f, w, g);
   };
   check({0.5, 2.0, 3.0}, "gpu, all terms", 1e-6);  // H100: 8.8e-8; as the energy term on the CPU
@@ -167,17 +168,17 @@ TEST_F(LossGradient, GpuMatchesCpu) {
 // loss to 1e-6 and every gradient entry to 1e-5 of the largest (measured on the H100: 9e-8 and 5e-7).
 TEST_F(LossGradient, GpuMixed32NearDouble) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::GpuLoss gpu(dp::Precision::Mixed32);
+  dp::GpuLoss gpu(Precision::Mixed32);
   Structure f = io::read_deepmd_system(test::shared_path("reference/deepmd/water-data/data_0"))[5];
   f.virial = frame_.virial;
-  const train::LossWeights w{0.5, 2.0, 3.0};
-  train::ModelGrad gc, gg;
+  const dp::LossWeights w{0.5, 2.0, 3.0};
+  dp::ModelGrad gc, gg;
   gc.zero_like(model_);
   gg.zero_like(model_);
-  const train::FrameLoss lc = train::frame_loss(model_, f, w, &gc);
+  const train::FrameLoss lc = dp::frame_loss(model_, f, w, &gc);
   const train::FrameLoss lg = gpu.frame_loss(model_, f, w, &gg);
   double scale = 0, worst = 0;
-  auto compare = [&](const train::NetworkGrad& a, const train::NetworkGrad& b) {
+  auto compare = [&](const nn::NetworkGrad& a, const nn::NetworkGrad& b) {
     for (std::size_t l = 0; l < a.w.size(); ++l)
       for (const auto& [x, y] : {std::pair{&a.w[l], &b.w[l]}, std::pair{&a.b[l], &b.b[l]}, std::pair{&a.idt[l], &b.idt[l]}})
         for (std::size_t e = 0; e < x->size(); ++e) {
@@ -194,7 +195,7 @@ TEST_F(LossGradient, GpuMixed32NearDouble) {
 }
 
 TEST_F(LossGradient, LossValue) {
-  const train::FrameLoss l = train::frame_loss(model_, frame_, {0.5, 2.0, 3.0}, nullptr);
+  const train::FrameLoss l = dp::frame_loss(model_, frame_, {0.5, 2.0, 3.0}, nullptr);
   EXPECT_NEAR(l.loss, 0.5 * l.energy_error * l.energy_error / 12 + 2.0 * l.force_sq / 36 + 3.0 * l.virial_sq / (9 * 12),
               1e-14 * l.loss);  // measured 0
   EXPECT_GT(l.force_sq, 0.0);
@@ -203,7 +204,7 @@ TEST_F(LossGradient, LossValue) {
 TEST(TrainInput, ReadsDeePMDKitsWaterInput) {
   const std::string path = test::shared_path("reference/deepmd/water-se_e2_a-input.json");
   if (path.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
-  const train::TrainInput in = train::read_train_input(path);
+  const dp::TrainInput in = dp::read_train_input(path);
   EXPECT_EQ(in.sel, (std::vector<int>{46, 92}));
   EXPECT_EQ(in.embedding_neuron, (std::vector<int>{25, 50, 100}));
   EXPECT_EQ(in.fitting_neuron, (std::vector<int>{240, 240, 240}));
@@ -218,14 +219,14 @@ TEST(TrainInput, ReadsDeePMDKitsWaterInput) {
   nlohmann::json bad = nlohmann::json::parse(std::ifstream(path));
   bad["model"]["descriptor"]["frobnicate"] = 1;
   try {
-    train::parse_train_input(bad, "in.json", ".");
+    dp::parse_train_input(bad, "in.json", ".");
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("model.descriptor.frobnicate"), std::string::npos) << e.what();
   }
   bad = nlohmann::json::parse(std::ifstream(path));
   bad["model"]["descriptor"]["type"] = "se_atten";
-  EXPECT_THROW(train::parse_train_input(bad, "in.json", "."), InputError);
+  EXPECT_THROW(dp::parse_train_input(bad, "in.json", "."), InputError);
 }
 
 // A small model on one water frame: the statistics, Adam and the schedule fit it.
@@ -253,13 +254,18 @@ class Training : public testing::Test {
     in_.save_ckpt = (dir_ / "model.ckpt").string();
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+  // A trainer of the Deep Potential that in_ describes (restarted from a checkpoint when given).
+  train::Trainer trainer(Backend b = Backend::Cpu, Precision p = Precision::Double, const std::string& restart = "") const {
+    return train::Trainer(std::make_unique<dp::DpTrainable>(in_, b, p), dp::train_settings(in_), restart);
+  }
+  static const dp::DpModel& dp_model(train::Trainer& t) { return static_cast<dp::DpTrainable&>(t.model()).model(); }
   std::filesystem::path dir_;
   std::string frames_;
-  train::TrainInput in_;
+  dp::TrainInput in_;
 };
 
 TEST_F(Training, FitsAFrameAndWritesTheModel) {
-  train::Trainer t(in_);
+  train::Trainer t = trainer();
   const Structure one = io::read_extxyz(frames_)[0];
   const train::LossSummary before = t.evaluate({&one}, 0);
   t.run((dir_ / "model").string(), nullptr);
@@ -269,7 +275,7 @@ TEST_F(Training, FitsAFrameAndWritesTheModel) {
   EXPECT_LT(after.rmse, (1 - 2e-4) * before.rmse);
   // The model written equals the one trained.
   const dp::DpModel back = dp::read_dp_model((dir_ / "model.dp").string());
-  EXPECT_EQ(train::frame_loss(back, one, {1, 1, 0}, nullptr).loss, train::frame_loss(t.model(), one, {1, 1, 0}, nullptr).loss);
+  EXPECT_EQ(dp::frame_loss(back, one, {1, 1, 0}, nullptr).loss, dp::frame_loss(dp_model(t), one, {1, 1, 0}, nullptr).loss);
   std::ifstream curve(in_.disp_file);
   std::string header;
   std::getline(curve, header);
@@ -277,18 +283,18 @@ TEST_F(Training, FitsAFrameAndWritesTheModel) {
 }
 
 TEST_F(Training, ResumesExactly) {
-  train::Trainer a(in_);
+  train::Trainer a = trainer();
   for (int k = 0; k < 4; ++k) a.train_step();
   const std::string ckpt = (dir_ / "resume.ckpt").string();
   a.save_checkpoint(ckpt);
   for (int k = 0; k < 4; ++k) a.train_step();
-  train::Trainer b(in_, ckpt);
+  train::Trainer b = trainer(Backend::Cpu, Precision::Double, ckpt);
   EXPECT_EQ(b.step(), 4);
   for (int k = 0; k < 4; ++k) b.train_step();
-  const auto& wa = a.model().fitting[1].layers[1].w;
-  const auto& wb = b.model().fitting[1].layers[1].w;
+  const auto& wa = dp_model(a).fitting[1].layers[1].w;
+  const auto& wb = dp_model(b).fitting[1].layers[1].w;
   EXPECT_EQ(wa, wb);
-  EXPECT_EQ(a.model().descriptor.embeddings[0].layers[0].b, b.model().descriptor.embeddings[0].layers[0].b);
+  EXPECT_EQ(dp_model(a).descriptor.embeddings[0].layers[0].b, dp_model(b).descriptor.embeddings[0].layers[0].b);
 }
 
 // DeePMD-kit 3.2's "exp" schedule: the learning rates its lcurve.out printed for the water input
@@ -299,12 +305,12 @@ TEST_F(Training, LearningRateAsDeePMDKit) {
   in_.stop_lr = 3.51e-8;
   in_.decay_steps = 5000;
   in_.numb_steps = 1000;
-  const train::Trainer short_run(in_);
+  const train::Trainer short_run = trainer();
   EXPECT_DOUBLE_EQ(short_run.learning_rate(10), 1e-3);
   EXPECT_NEAR(short_run.learning_rate(950), 6.1e-8, 0.05e-8);
   EXPECT_NEAR(short_run.learning_rate(1000), 3.9e-8, 0.05e-8);
   in_.numb_steps = 1000000;
-  const train::Trainer full(in_);
+  const train::Trainer full = trainer();
   EXPECT_DOUBLE_EQ(full.learning_rate(4999), 1e-3);
   EXPECT_NEAR(full.learning_rate(5000), 1e-3 * std::pow(3.51e-5, 0.005), 1e-17);  // measured 0
   EXPECT_NEAR(full.learning_rate(1000000), 3.51e-8, 1e-20);                       // measured 1.9e-22
@@ -314,7 +320,7 @@ TEST_F(Training, LearningRateAsDeePMDKit) {
 // agrees to rounding.
 TEST_F(Training, GpuTakesTheCpuSteps) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::Trainer cpu(in_), gpu(in_, "", Backend::Cuda);
+  train::Trainer cpu = trainer(), gpu = trainer(Backend::Cuda);
   // H100: rmse 5.5e-12 relative, weights 1.7e-11 (also layer by layer).
   double rmse = 0;
   for (int k = 0; k < 10; ++k) {
@@ -324,14 +330,14 @@ TEST_F(Training, GpuTakesTheCpuSteps) {
   }
   test::print_measured("GPU - CPU training: rmse, relative", rmse);
   double worst = 0;
-  auto compare = [&](const dp::Network& a, const dp::Network& b) {
+  auto compare = [&](const nn::Network& a, const nn::Network& b) {
     for (std::size_t l = 0; l < a.layers.size(); ++l)
       for (std::size_t e = 0; e < a.layers[l].w.size(); ++e)
         worst = std::max(worst, std::abs(a.layers[l].w[e] - b.layers[l].w[e]));
   };
-  for (std::size_t k = 0; k < cpu.model().fitting.size(); ++k) compare(cpu.model().fitting[k], gpu.model().fitting[k]);
-  for (std::size_t k = 0; k < cpu.model().descriptor.embeddings.size(); ++k)
-    compare(cpu.model().descriptor.embeddings[k], gpu.model().descriptor.embeddings[k]);
+  for (std::size_t k = 0; k < dp_model(cpu).fitting.size(); ++k) compare(dp_model(cpu).fitting[k], dp_model(gpu).fitting[k]);
+  for (std::size_t k = 0; k < dp_model(cpu).descriptor.embeddings.size(); ++k)
+    compare(dp_model(cpu).descriptor.embeddings[k], dp_model(gpu).descriptor.embeddings[k]);
   test::print_measured("GPU - CPU training: weights after 10 steps", worst);
   EXPECT_LT(worst, 1e-10);
 }
@@ -339,7 +345,7 @@ TEST_F(Training, GpuTakesTheCpuSteps) {
 // mixed32 training follows double training closely over ten steps.
 TEST_F(Training, GpuMixed32FollowsDouble) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  train::Trainer d(in_, "", Backend::Cuda), f(in_, "", Backend::Cuda, dp::Precision::Mixed32);
+  train::Trainer d = trainer(Backend::Cuda), f = trainer(Backend::Cuda, Precision::Mixed32);
   // H100: rmse 1.4e-6 relative (also layer by layer).
   double rmse = 0;
   for (int k = 0; k < 10; ++k) {

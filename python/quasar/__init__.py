@@ -20,7 +20,7 @@ import numpy as np
 from . import _quasar
 from ._quasar import QuasarError, built_with_cuda, cuda_available
 
-__all__ = ["Potential", "Result", "Simulation", "QuasarError", "cuda_available", "built_with_cuda"]
+__all__ = ["Potential", "Result", "Simulation", "QuasarError", "cuda_available", "built_with_cuda", "families"]
 __version__ = "0.1.0"
 
 
@@ -67,13 +67,21 @@ def _structure(positions, symbols, cell, pbc):
     return pos, c, p, syms
 
 
+def families() -> list[dict]:
+    """The potential families this Quasar knows, in the order it lists them: for each its TOML type
+    (name, aliases), description, capabilities (gpu, precisions, ghost_atoms, per_atom, training) and
+    model_files (the endings of the model files it reads, or files that mark a model folder)."""
+    return [dict(f) for f in _quasar.families()]
+
+
 class Potential:
     """A potential loaded once and evaluated for any number of structures.
 
-    model: a DeePMD-kit model (.dp, .yaml), an EAM file (.eam funcfl, .eam.alloy setfl) or a TOML
-    file with a [potential] table or several [[potential]] tables (a force field whose terms add;
-    Result.terms gives each one's energy). device: "auto" (the GPU when one is usable), "cpu" or "cuda".
-    precision (GPU, Deep Potentials): "double", "mixed32" or "mixed16". deterministic: GPU sums in
+    model: a model file (or folder) of any registered family (`families()`: a DeePMD-kit model .dp or
+    .yaml, an EAM file .eam funcfl or .eam.alloy setfl, ...) or a TOML file with a [potential] table
+    or several [[potential]] tables (a force field whose terms add; Result.terms gives each one's
+    energy). device: "auto" (the GPU when one is usable), "cpu" or "cuda". precision (GPU):
+    "double", "mixed32" or "mixed16", for the terms whose family offers it. deterministic: GPU sums in
     64-bit fixed point, so that evaluations and the simulations run with this potential are
     bit-identical from run to run (the input file's `deterministic = true`; the CPU always is).
     """

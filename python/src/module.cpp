@@ -234,6 +234,28 @@ class PySimulation {
   std::unique_ptr<md::Simulation> sim_;
 };
 
+// The registered potential families and what each can do (potential/registry.hpp).
+std::vector<nb::dict> families() {
+  std::vector<nb::dict> out;
+  for (const PotentialFamily& f : potential_registry().families()) {
+    nb::dict d;
+    d["name"] = f.name;
+    d["aliases"] = f.aliases;
+    d["description"] = f.description;
+    std::vector<std::string> precisions, files = f.model_extensions;
+    for (Precision p : f.capabilities.precisions) precisions.push_back(precision_name(p));
+    files.insert(files.end(), f.model_folder_files.begin(), f.model_folder_files.end());
+    d["gpu"] = f.capabilities.gpu;
+    d["precisions"] = precisions;
+    d["ghost_atoms"] = f.capabilities.ghost_atoms;
+    d["per_atom"] = f.capabilities.per_atom;
+    d["training"] = f.capabilities.training;
+    d["model_files"] = files;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace quasar::python
 
 NB_MODULE(_quasar, m) {
@@ -242,6 +264,7 @@ NB_MODULE(_quasar, m) {
   nb::exception<quasar::Error>(m, "QuasarError", PyExc_RuntimeError);
   m.def("cuda_available", &quasar::cuda_available);
   m.def("built_with_cuda", &quasar::built_with_cuda);
+  m.def("families", &families);
   nb::class_<PyPotential>(m, "Potential")
       .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)

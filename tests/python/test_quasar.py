@@ -163,6 +163,33 @@ def test_compute_many_equals_compute(device):
         pot.compute_many([(a, sa, ca), (a, sa[:3], ca)])
 
 
+def test_families_and_models_of_every_family(tmp_path):
+    """The registry's families as Python sees them, and a model of each loaded the same way: by its
+    file (or a TOML table), its precision where the family offers it, an error naming the families
+    that do where it does not."""
+    fam = {f["name"]: f for f in quasar.families()}
+    assert list(fam) == ["lj", "eam", "bond/harmonic", "angle/harmonic", "deepmd"]
+    assert fam["deepmd"]["precisions"] == ["double", "mixed32", "mixed16"] and fam["deepmd"]["training"]
+    assert fam["eam"]["model_files"] == [".eam", ".eam.alloy", ".setfl"] and fam["eam"]["precisions"] == ["double"]
+    assert all(f["gpu"] and f["per_atom"] and f["description"] for f in fam.values())
+    # Bonded terms need the system's topology, which a LAMMPS pair style does not hand over.
+    assert [n for n, f in fam.items() if not f["ghost_atoms"]] == ["bond/harmonic", "angle/harmonic"]
+    lj = tmp_path / "lj.toml"
+    lj.write_text('[potential]\ntype = "lj"\ncutoff = 6.0\n[potential.species.Cu]\nepsilon = 0.05\nsigma = 2.3\n')
+    models = {"deepmd": SILICON, "lj": lj} | ({"eam": CU_SETFL} if CU_SETFL.exists() else {})
+    for name, model in models.items():
+        pos, symbols, cell = diamond(n=1) if name == "deepmd" else fcc(n=2)
+        pot = quasar.Potential(model, device="cpu")
+        assert pot.name == name and pot.terms == [name]
+        assert np.isfinite(pot.compute(pos, symbols, cell=cell).energy)
+        if "mixed32" not in fam[name]["precisions"]:
+            with pytest.raises(quasar.QuasarError, match="precision mixed32 applies to deepmd models only"):
+                quasar.Potential(model, device="cpu", precision="mixed32")
+    with pytest.raises(quasar.QuasarError, match=r"unknown model format \(expected .eam, .eam.alloy, .setfl \(eam\)"):
+        (tmp_path / "model.bin").write_text("?")
+        quasar.Potential(tmp_path / "model.bin")
+
+
 def test_lennard_jones_dimer_from_a_table():
     pot = quasar.Potential.from_config({"type": "lj", "cutoff": 8.0, "species": {"Ar": {"epsilon": 0.0104,
                                                                                          "sigma": 3.4}}}, device="cpu")

@@ -1,24 +1,27 @@
-// `quasar train`: a Deep Potential from DeePMD-kit's training input.
+// `quasar train`: a model from a training input, of the family that reads it (potential/registry.hpp).
 #include <iostream>
+#include <optional>
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
+#include "quasar/potential/registry.hpp"
 #include "quasar/train/trainer.hpp"
 
 namespace quasar::cli {
 
 namespace {
-const char* kHelp = R"(usage: quasar train INPUT.json [--restart CHECKPOINT] [--output PREFIX] [--device auto|cpu|cuda]
+const char* kHelp = R"(usage: quasar train INPUT [--restart CHECKPOINT] [--output PREFIX] [--device auto|cpu|cuda]
                     [--precision double|mixed32]
 
-Trains an se_e2_a Deep Potential from DeePMD-kit's input.json (model, learning_rate, loss and
-training sections) on deepmd/npy systems, n2p2 input.data or extended XYZ files, on the GPU when
-one is usable (the same steps as on the CPU in double precision; mixed32 runs the networks in float,
-default when the input's descriptor precision is float32). Writes the learning
-curve (training.disp_file: step, RMSE of the loss, of the energy per atom and of the forces for
-validation and training data, learning rate), checkpoints (training.save_ckpt, every save_freq
-steps; --restart continues one exactly) and PREFIX.yaml and PREFIX.dp (default: model), which
-DeePMD-kit also reads.
+Trains a model from its family's training input: DeePMD-kit's input.json (model, learning_rate,
+loss and training sections) trains an se_e2_a Deep Potential on deepmd/npy systems, n2p2
+input.data or extended XYZ files, on the GPU when one is usable (the same steps as on the CPU in
+double precision; mixed32 runs the networks in float, default when the input's descriptor
+precision is float32). Writes the learning curve (training.disp_file: step, RMSE of the loss, of
+the energy per atom and of the forces for validation and training data, learning rate),
+checkpoints (training.save_ckpt, every save_freq steps; --restart continues one exactly) and the
+model's files named from PREFIX (default: model; a Deep Potential: PREFIX.yaml and PREFIX.dp,
+which DeePMD-kit also reads).
 )";
 }  // namespace
 
@@ -30,17 +33,19 @@ int train_command(const std::vector<std::string>& argv) {
   }
   if (a.positional.size() != 1) throw UsageError("train needs the input file");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  train::TrainInput input = train::read_train_input(a.positional[0]);
-  const dp::Precision precision =
-      dp::parse_precision(a.get("--precision", input.precision == "float32" ? "mixed32" : "double"));
-  if (precision == dp::Precision::Mixed16) throw UsageError("train: --precision is double or mixed32");
-  if (backend == Backend::Cpu && precision != dp::Precision::Double)
+  std::optional<Precision> precision;
+  if (a.has("--precision")) precision = parse_precision(a.get("--precision"));
+  train::TrainingJob job = training_job(a.positional[0], backend, precision);
+  if (backend == Backend::Cpu && job.precision != Precision::Double)
     std::cout << "note: the CPU trains in double precision\n";
-  train::Trainer t(std::move(input), a.get("--restart"), backend, precision);
+  const Precision used = job.precision;
+  train::Trainer t(std::move(job), a.get("--restart"));
   std::cout << "training on " << backend_name(backend)
-            << (backend == Backend::Cuda ? std::string(" in ") + dp::precision_name(precision) : "") << "\n";
-  t.run(a.get("--output", "model"), &std::cout);
-  std::cout << "wrote " << a.get("--output", "model") << ".yaml and .dp\n";
+            << (backend == Backend::Cuda ? std::string(" in ") + precision_name(used) : "") << "\n";
+  const std::vector<std::string> files = t.run(a.get("--output", "model"), &std::cout);
+  std::cout << "wrote";
+  for (std::size_t k = 0; k < files.size(); ++k) std::cout << (k ? " and " : " ") << files[k];
+  std::cout << "\n";
   return 0;
 }
 

@@ -33,11 +33,19 @@ void add_rows(const double* in, int n, double* const* rows) {
       for (int k = 0; k < 3; ++k) rows[i][k] += in[3 * std::size_t(i) + k];
   }
 }
+
+// The families whose potentials handle ghost atoms, for messages.
+std::string ghost_families() {
+  std::string s;
+  for (const PotentialFamily& f : potential_registry().families())
+    if (f.capabilities.ghost_atoms) s += (s.empty() ? "" : ", ") + f.name;
+  return s;
+}
 }  // namespace
 
 // The atoms live in an open box with room to move until the next re-neighbouring; Quasar's own
 // Verlet lists over local and ghost atoms stand in for the code's list. Atom i stays the code's
-// atom i (no spatial sorting). The model is a force field of one term.
+// atom i (no spatial sorting). The model is a force field of one term or several.
 struct GhostEvaluator::Impl {
   ForceField force_field;
   Backend backend = Backend::Cpu;
@@ -109,10 +117,15 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
     : impl_(std::make_unique<Impl>()) {
   impl_->backend = parse_backend(device);
   if (impl_->backend == Backend::Cuda) device::select_gpu(local_rank);
-  std::shared_ptr<Potential> potential = load_model(model);
-  if (potential->name() != "deepmd") throw Error(model + " is not a Deep Potential model");
-  set_model_precision(*potential, precision);
-  impl_->force_field.add(std::move(potential));
+  impl_->force_field = load_force_field(model);
+  for (const ForceField::Term& t : impl_->force_field.terms()) {
+    const PotentialFamily* f = potential_registry().family_of(*t.potential);
+    if (!f || !f->capabilities.ghost_atoms)
+      throw Error(model + ": the term '" + t.name + "' (" + t.potential->family() +
+                  ") does not support ghost atoms, which a domain-decomposed code needs (families that do: " +
+                  ghost_families() + ")");
+  }
+  set_model_precision(impl_->force_field, precision);
   impl_->out = std::make_unique<ForceOutput>(impl_->backend);
   impl_->staging = std::make_unique<HostBuffer<double>>(impl_->backend);
   impl_->rows = std::make_unique<Array<double>>(impl_->backend);

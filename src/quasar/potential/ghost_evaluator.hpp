@@ -1,6 +1,6 @@
 #pragma once
 // A model evaluated for the local atoms of a domain-decomposed MD code, with the ghost atoms it
-// provides as neighbours (LAMMPS's pair styles: lammps/pair_quasar_dp.cpp). This header is C++11
+// provides as neighbours (LAMMPS's pair style quasar: lammps/pair_quasar.cpp). This header is C++11
 // and includes nothing of Quasar's, so that it compiles inside LAMMPS whatever its C++ standard.
 #include <memory>
 #include <string>
@@ -10,13 +10,15 @@ namespace quasar {
 
 class GhostEvaluator {
  public:
-  // model: a Deep Potential (.dp, .yaml); device: auto, cpu or cuda (then GPU local_rank mod the
-  // node's GPUs); precision: double, mixed32 or mixed16. Throws std::runtime_error with the reason.
+  // model: any model Quasar reads (a family's model file, or a TOML file of [potential] tables)
+  // whose families support ghost atoms (the registry's capabilities); device: auto, cpu or cuda
+  // (then GPU local_rank mod the node's GPUs); precision: double, mixed32 or mixed16 (for the terms
+  // whose families offer it). Throws std::runtime_error with the reason.
   GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision, int local_rank);
   ~GhostEvaluator();
   double cutoff() const;
   bool on_gpu() const;
-  // The model type name of each of the code's atom types (type 1 first).
+  // The model's name of each of the code's atom types (type 1 first).
   void set_type_names(const std::vector<std::string>& names);
 
   // Atoms [0, nlocal) are centres, [nlocal, nall) ghosts; types are 1-based. `rebuild`: the set of

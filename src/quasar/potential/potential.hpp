@@ -6,6 +6,7 @@
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/system_setup.hpp"
+#include "quasar/device/precision.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/force_output.hpp"
 
@@ -24,6 +25,9 @@ class Potential {
  public:
   virtual ~Potential() = default;
   virtual std::string name() const = 0;
+  // The registered family it belongs to (potential/registry.hpp): its name, unless a family's
+  // potentials take other names (a bonded term "bond" of the family "bond/harmonic").
+  virtual std::string family() const { return name(); }
   // Range of the interaction (Å): the largest cutoff of the lists it requests, 0 for none.
   virtual double cutoff() const = 0;
   // The lists it needs on a backend. By default one list of cutoff() (none when it is 0): full on
@@ -43,6 +47,9 @@ class Potential {
   // Whether compute, as the first term, can overwrite stale forces and per-atom arrays (each entry
   // written once), so that the evaluation need not zero them first.
   virtual bool overwrites_outputs(Backend) const { return false; }
+  // Arithmetic of the GPU evaluation (the CPU evaluates in double). A family lists the precisions
+  // it supports in its registry entry (potential/registry.hpp); by default only double.
+  virtual void set_precision(Precision p);
   // Solver state a restart needs to continue bit for bit (induced dipoles, predictor history);
   // checkpoints keep it by term name. Nothing by default.
   virtual void save_state(std::ostream&) const {}

@@ -1,41 +1,106 @@
 #include "quasar/potential/registry.hpp"
 
-#include "quasar/potential/bonded/bonded_term.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
-#include "quasar/potential/pair/eam.hpp"
-#include "quasar/potential/pair/lj.hpp"
+#include <algorithm>
 
 namespace quasar {
 
-std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::filesystem::path& base_dir) {
+bool Capabilities::supports(Precision p) const {
+  return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
+}
+
+void PotentialRegistry::add(PotentialFamily family) {
+  if (family.name.empty() || !family.from_config) throw Error("potential family without a name or TOML factory");
+  std::vector<std::string> names = family.aliases;
+  names.push_back(family.name);
+  for (const std::string& n : names)
+    if (find(n)) throw Error("potential family '" + family.name + "': the type '" + n + "' is taken");
+  families_.push_back(std::move(family));
+}
+
+const PotentialFamily* PotentialRegistry::find(const std::string& type) const {
+  for (const PotentialFamily& f : families_)
+    if (f.name == type || std::find(f.aliases.begin(), f.aliases.end(), type) != f.aliases.end()) return &f;
+  return nullptr;
+}
+
+const PotentialFamily* PotentialRegistry::family_of(const Potential& potential) const {
+  return find(potential.family());
+}
+
+const PotentialFamily& PotentialRegistry::family_of(const ConfigTable& t) const {
   const std::string type = t.get_string("type");
-  if (type == "lj") return std::make_unique<LennardJones>(t);
-  if (type == "eam") return std::make_unique<Eam>(Eam::from_config(t, base_dir));
-  if (is_bonded_type(type)) return make_bonded_potential(t);
-  if (type == "deepmd") {
-    t.allow_only({"type", "name", "group", "file", "fparam", "aparam", "precision", "chunk_atoms"});
-    std::filesystem::path p(t.get_string("file"));
-    if (p.is_relative()) p = base_dir / p;
-    if (!std::filesystem::is_regular_file(p)) t.fail("file", "model file '" + p.string() + "' not found");
-    auto pot = std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(p.string()));
-    try {
-      if (t.has("fparam")) pot->set_fparam(t.get_doubles("fparam"));
-      if (t.has("aparam")) pot->set_aparam(t.get_doubles("aparam"));  // the same for every atom
-    } catch (const InputError&) {
-      throw;
-    } catch (const Error& e) {
-      t.fail(t.has("aparam") ? "aparam" : "fparam", e.what());
-    }
-    try {
-      pot->set_precision(dp::parse_precision(t.get_string("precision", "double")), t.get_int("chunk_atoms", 0, 0));
-    } catch (const InputError&) {
-      throw;
-    } catch (const Error& e) {
-      t.fail("precision", e.what());
-    }
-    return pot;
+  const PotentialFamily* f = find(type);
+  if (!f) t.fail("type", "unknown potential type \"" + type + "\"; valid types: " + type_names());
+  return *f;
+}
+
+namespace {
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+}  // namespace
+
+const PotentialFamily* PotentialRegistry::probe_model(const std::filesystem::path& path) const {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const PotentialFamily& f : families_)
+      for (const std::string& file : f.model_folder_files)
+        if (std::filesystem::exists(path / file, ec)) return &f;
+    return nullptr;
   }
-  t.fail("type", "unknown potential type \"" + type + "\"; valid types: lj, eam, deepmd, bond/harmonic, angle/harmonic");
+  const std::string name = path.filename().string();
+  const PotentialFamily* best = nullptr;
+  std::size_t longest = 0;
+  for (const PotentialFamily& f : families_)
+    for (const std::string& ext : f.model_extensions)
+      if (ext.size() > longest && ends_with(name, ext)) {
+        best = &f;
+        longest = ext.size();
+      }
+  return best;
+}
+
+const PotentialFamily* PotentialRegistry::probe_training(const std::filesystem::path& path) const {
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  const std::string name = path.filename().string();
+  for (const PotentialFamily& f : families_) {
+    if (!f.training) continue;
+    for (const std::string& file : f.training_files)
+      if (folder ? std::filesystem::exists(path / file, ec) : name == file) return &f;
+    if (!folder)
+      for (const std::string& ext : f.training_extensions)
+        if (ends_with(name, ext)) return &f;
+  }
+  return nullptr;
+}
+
+std::string PotentialRegistry::type_names() const {
+  std::string s;
+  for (const PotentialFamily& f : families_) s += (s.empty() ? "" : ", ") + f.name;
+  return s;
+}
+
+std::string PotentialRegistry::model_formats() const {
+  std::string s;
+  for (const PotentialFamily& f : families_) {
+    std::string own;
+    for (const std::string& e : f.model_extensions) own += (own.empty() ? "" : ", ") + e;
+    for (const std::string& file : f.model_folder_files) own += (own.empty() ? "" : ", ") + ("a folder with " + file);
+    if (!own.empty()) s += (s.empty() ? "" : "; ") + own + " (" + f.name + ")";
+  }
+  return s;
+}
+
+std::vector<std::string> PotentialRegistry::families_with(Precision p) const {
+  std::vector<std::string> names;
+  for (const PotentialFamily& f : families_)
+    if (f.capabilities.supports(p)) names.push_back(f.name);
+  return names;
+}
+
+std::unique_ptr<Potential> make_potential(const ConfigTable& t, const std::filesystem::path& base_dir) {
+  return potential_registry().family_of(t).from_config(t, base_dir);
 }
 
 namespace {
@@ -73,18 +138,8 @@ ForceField make_force_field(const ConfigTable& root, const std::filesystem::path
   return ff;
 }
 
-namespace {
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-}  // namespace
-
 std::unique_ptr<Potential> load_model(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path, 0, "model file not found");
-  if (ends_with(path, ".eam")) return std::make_unique<Eam>(Eam::from_funcfl({{"*", path}}));
-  if (ends_with(path, ".eam.alloy") || ends_with(path, ".setfl")) return std::make_unique<Eam>(Eam::from_setfl(path));
-  if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".dp"))
-    return std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(path));
   if (ends_with(path, ".toml")) {
     const toml::table root = parse_toml_file(path);
     const ConfigTable top{&root, path, ""};
@@ -95,8 +150,12 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
                                     "terms goes where force fields do: quasar eval, run, model-devi)");
     return make_potential(tables.front(), std::filesystem::path(path).parent_path());
   }
-  throw InputError(path, 0,
-                   "unknown model format (expected .eam, .eam.alloy, a DeePMD-kit .yaml or .dp, or a .toml file with [potential])");
+  const PotentialRegistry& registry = potential_registry();
+  const PotentialFamily* f = registry.probe_model(path);
+  if (!f || !f->from_file)
+    throw InputError(path, 0, "unknown model format (expected " + registry.model_formats() +
+                                  ", or a .toml file with [potential])");
+  return f->from_file(path);
 }
 
 ForceField load_force_field(const std::string& path) {
@@ -107,21 +166,51 @@ ForceField load_force_field(const std::string& path) {
   return ForceField(std::shared_ptr<Potential>(load_model(path)));
 }
 
-void set_model_precision(ForceField& force_field, const std::string& precision) {
-  const dp::Precision p = dp::parse_precision(precision);
-  bool any = false;
-  for (const ForceField::Term& t : force_field.terms())
-    if (auto* d = dynamic_cast<dp::DeepPotential*>(t.potential.get())) {
-      d->set_precision(p);
-      any = true;
+train::TrainingJob training_job(const std::string& input, Backend backend, std::optional<Precision> precision) {
+  std::error_code ec;
+  if (!std::filesystem::exists(input, ec)) throw InputError(input, 0, "training input not found");
+  const PotentialRegistry& registry = potential_registry();
+  const PotentialFamily* f = registry.probe_training(input);
+  if (!f) {
+    std::string known;
+    for (const PotentialFamily& g : registry.families()) {
+      if (!g.training) continue;
+      std::string own;
+      for (const std::string& e : g.training_extensions) own += (own.empty() ? "" : ", ") + e;
+      for (const std::string& file : g.training_files) own += (own.empty() ? "" : ", ") + file;
+      known += (known.empty() ? "" : "; ") + own + " (" + g.name + ")";
     }
-  if (!any && p != dp::Precision::Double) throw Error("precision " + precision + " applies to deepmd models only");
+    throw InputError(input, 0, "no family trains from this input (known: " + known + ")");
+  }
+  return f->training(input, backend, precision);
+}
+
+namespace {
+// Sets p on the potential when its family supports it; returns whether it did.
+bool apply_precision(Potential& potential, Precision p) {
+  const PotentialFamily* f = potential_registry().family_of(potential);
+  if (!(f ? f->capabilities.supports(p) : p == Precision::Double)) return false;
+  potential.set_precision(p);
+  return true;
+}
+
+[[noreturn]] void unsupported(const std::string& precision, Precision p) {
+  std::string names;
+  for (const std::string& n : potential_registry().families_with(p)) names += (names.empty() ? "" : ", ") + n;
+  throw Error("precision " + precision + " applies to " + (names.empty() ? "no" : names) + " models only");
+}
+}  // namespace
+
+void set_model_precision(ForceField& force_field, const std::string& precision) {
+  const Precision p = parse_precision(precision);
+  bool any = false;
+  for (const ForceField::Term& t : force_field.terms()) any = apply_precision(*t.potential, p) || any;
+  if (!any && p != Precision::Double) unsupported(precision, p);
 }
 
 void set_model_precision(Potential& potential, const std::string& precision) {
-  const dp::Precision p = dp::parse_precision(precision);
-  if (auto* d = dynamic_cast<dp::DeepPotential*>(&potential)) d->set_precision(p);
-  else if (p != dp::Precision::Double) throw Error("precision " + precision + " applies to deepmd models only");
+  const Precision p = parse_precision(precision);
+  if (!apply_precision(potential, p) && p != Precision::Double) unsupported(precision, p);
 }
 
 }  // namespace quasar

@@ -75,8 +75,6 @@ void BondedTerm<Form>::compute(AtomState& atoms, NeighborRefs, const ComputeRequ
 template class BondedTerm<HarmonicBondForm>;
 template class BondedTerm<HarmonicAngleForm>;
 
-bool is_bonded_type(const std::string& type) { return type == "bond/harmonic" || type == "angle/harmonic"; }
-
 std::unique_ptr<Potential> make_bonded_potential(const std::string& type, KeyLocation where) {
   if (type == "bond/harmonic") return std::make_unique<HarmonicBond>("bond", type, 0, std::move(where));
   if (type == "angle/harmonic") return std::make_unique<HarmonicAngle>("angle", type, 1, std::move(where));

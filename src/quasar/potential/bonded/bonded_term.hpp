@@ -26,6 +26,7 @@ class BondedTerm : public Potential {
       : name_(std::move(name)), type_(std::move(type)), kind_(kind), where_(std::move(where)) {}
 
   std::string name() const override { return name_; }
+  std::string family() const override { return type_; }
   double cutoff() const override { return 0; }
   // Takes the entries and coefficients of the topology's set; throws InputError naming the input
   // key when the system has no such entries, and the data file when the coefficients are missing,
@@ -47,9 +48,8 @@ class BondedTerm : public Potential {
 using HarmonicBond = BondedTerm<HarmonicBondForm>;
 using HarmonicAngle = BondedTerm<HarmonicAngleForm>;
 
-// The input types this folder provides, and a term of one of them ("bond/harmonic", "angle/harmonic"):
-// from a [potential] table (keys type, name, group), or made in code.
-bool is_bonded_type(const std::string& type);
+// A term of one of the types this folder provides ("bond/harmonic", "angle/harmonic"): from a
+// [potential] table (keys type, name, group), or made in code. Registered by family.cpp.
 std::unique_ptr<Potential> make_bonded_potential(const ConfigTable& t);
 std::unique_ptr<Potential> make_bonded_potential(const std::string& type, KeyLocation where = {});
 

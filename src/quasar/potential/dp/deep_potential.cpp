@@ -149,7 +149,7 @@ DeepPotential::Intermediates DeepPotential::intermediates(AtomState& atoms, cons
   check_parameters(a.n);
   Intermediates out;
   AtomWork w;
-  Network::Trace trace;
+  nn::Network::Trace trace;
   std::vector<double> in;
   for (int i = 0; i < a.n; ++i) {
     const int ti = model_type_[a.type[i]];
@@ -191,7 +191,7 @@ void DeepPotential::compute(AtomState& atoms, NeighborRefs lists, const ComputeR
   const std::size_t n = static_cast<std::size_t>(a.n);
   double energy = 0, wsum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   AtomWork w;
-  Network::Trace trace;
+  nn::Network::Trace trace;
   check_parameters(a.n);
   std::vector<double> fit_in, gD(static_cast<std::size_t>(M) * axis + model_.numb_fparam + model_.numb_aparam),
       ggr(static_cast<std::size_t>(M) * 4);
@@ -200,7 +200,7 @@ void DeepPotential::compute(AtomState& atoms, NeighborRefs lists, const ComputeR
     const int ti = model_type_[a.type[i]];
     environment(model_, a, list, model_type_, i, w.slots);
     descriptor(model_, tables_.get(), ti, w);
-    const Network& fit = model_.fitting[ti];
+    const nn::Network& fit = model_.fitting[ti];
     fitting_input(w.D, a.id[i], fit_in);
     fit.forward(fit_in.data(), trace);
     if (model_.atom_excluded[ti]) continue;  // no energy, no force from this centre

@@ -25,14 +25,14 @@ struct NetRef {
 template <class S, class A>
 class DeviceNets {
  public:
-  void add(const Network& n) { host_.push_back(&n); }
+  void add(const nn::Network& n) { host_.push_back(&n); }
   void upload() {
     std::vector<S> ws, wp;
     std::vector<A> wa;
     std::vector<std::vector<std::array<long, 5>>> off;  // w, wa, b, idt (-1 none), wp
-    for (const Network* n : host_) {
+    for (const nn::Network* n : host_) {
       auto& o = off.emplace_back();
-      for (const Layer& L : n->layers) {
+      for (const nn::Layer& L : n->layers) {
         std::array<long, 5> k{static_cast<long>(ws.size()), static_cast<long>(wa.size()), 0, -1,
                               static_cast<long>(wp.size())};
         for (double v : L.w) ws.push_back(to<S>(v));
@@ -57,7 +57,7 @@ class DeviceNets {
     for (std::size_t k = 0; k < host_.size(); ++k) {
       NetRef<S, A> r;
       for (std::size_t l = 0; l < host_[k]->layers.size(); ++l) {
-        const Layer& L = host_[k]->layers[l];
+        const nn::Layer& L = host_[k]->layers[l];
         const auto& o = off[k][l];
         r.layers.push_back({L.in, L.out, L.residual(), L.act, ws_.data() + o[0], wa_.data() + o[1], wa_.data() + o[2],
                             o[3] >= 0 ? wa_.data() + o[3] : nullptr, wp_.data() + o[4], round_up(L.out, 8)});
@@ -68,7 +68,7 @@ class DeviceNets {
   const NetRef<S, A>& operator[](std::size_t k) const { return nets_[k]; }
 
  private:
-  std::vector<const Network*> host_;
+  std::vector<const nn::Network*> host_;
   std::vector<NetRef<S, A>> nets_;
   Array<S> ws_{Backend::Cuda}, wp_{Backend::Cuda};
   Array<A> wa_{Backend::Cuda};
@@ -109,21 +109,21 @@ class Evaluator final : public GpuEvaluator::Impl {
   Evaluator(const DpModel& model, const EmbeddingTables* tables, long chunk_atoms, double work_bytes)
       : m_(gpu_model_constants(model)) {
     const SeE2A& de = model.descriptor;
-    for (const Network& n : de.embeddings) emb_.add(n);
-    for (const Network& n : model.fitting) fit_.add(n);
+    for (const nn::Network& n : de.embeddings) emb_.add(n);
+    for (const nn::Network& n : model.fitting) fit_.add(n);
     emb_.upload();
     fit_.upload();
     davg_.assign(de.davg);
     dstd_.assign(de.dstd);
-    for (const Network& n : de.embeddings)
-      for (const Layer& L : n.layers) emb_width_ = std::max(emb_width_, L.out);
+    for (const nn::Network& n : de.embeddings)
+      for (const nn::Layer& L : n.layers) emb_width_ = std::max(emb_width_, L.out);
     fit_width_ = m_.fit_in;
-    for (const Network& n : model.fitting)
-      for (const Layer& L : n.layers) fit_width_ = std::max(fit_width_, L.out);
+    for (const nn::Network& n : model.fitting)
+      for (const nn::Layer& L : n.layers) fit_width_ = std::max(fit_width_, L.out);
     max_sel_ = *std::max_element(de.sel.begin(), de.sel.end());
-    for (const Network& n : model.fitting) {
+    for (const nn::Network& n : model.fitting) {
       int s = 0;
-      for (const Layer& L : n.layers) s += L.out;
+      for (const nn::Layer& L : n.layers) s += L.out;
       fit_outputs_ = std::max(fit_outputs_, s);
     }
     if (tables) {
@@ -328,14 +328,14 @@ class Evaluator final : public GpuEvaluator::Impl {
         const S* in = es_[(l - 1) % 2].data();
         if (l == last) {
           gemm<S, A>(cublas_, 2 * R, L.in, L.out, in, L.w, out_final, false);
-          embed_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, out_final, in, out_final);
+          nn::tangent_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, out_final, in, out_final);
         } else {
           S* out = es_[l % 2].data();
           A* z = std::is_same_v<S, A> ? reinterpret_cast<A*>(out) : ez_.data();
           gemm<S, A>(cublas_, 2 * R, L.in, L.out, in, L.w, z, false);
-          embed_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, z, in, out);
+          nn::tangent_post_kernel<<<blocks(R * L.out, kPost), kPost>>>(R, L, z, in, out);
         }
-        QUASAR_LAUNCH_CHECK("dp embed_post_kernel");
+        QUASAR_LAUNCH_CHECK("dp tangent_post_kernel");
       }
     }
   }
@@ -351,7 +351,7 @@ class Evaluator final : public GpuEvaluator::Impl {
     QUASAR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     if (major < 9) return false;
     int hidden[2] = {1, 1};  // widest hidden layer of even and odd index
-    for (const Network& n : de.embeddings) {
+    for (const nn::Network& n : de.embeddings) {
       const int layers = static_cast<int>(n.layers.size());
       if (layers < 2 || layers > kNetMaxLayers || n.layers[0].in != 1) return false;
       for (int l = 0; l + 1 < layers; ++l) hidden[l % 2] = std::max(hidden[l % 2], n.layers[l].out);
@@ -374,9 +374,9 @@ class Evaluator final : public GpuEvaluator::Impl {
       const S* in = fs_[l % 2].data();
       A* z = fa_[1].data();
       gemm<S, A>(cublas_, nc, L.in, L.out, in, L.w, z, false);
-      if (l == last - 1) fit_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fa_[0].data(), deriv[l]);
-      else fit_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fs_[(l + 1) % 2].data(), deriv[l]);
-      QUASAR_LAUNCH_CHECK("dp fit_post_kernel");
+      if (l == last - 1) nn::dense_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fa_[0].data(), deriv[l]);
+      else nn::dense_post_kernel<<<blocks(nc * L.out, kPost), kPost>>>(nc, L, z, in, fs_[(l + 1) % 2].data(), deriv[l]);
+      QUASAR_LAUNCH_CHECK("dp dense_post_kernel");
     }
     fit_last_kernel<<<blocks(nc * 32, kPost), kPost>>>(m_, c, net.layers[last], fa_[0].data(), deriv[last - 1],
                                                        fa_[1].data(), fs_[2].data(), totals, atom_energy, add);
@@ -388,9 +388,9 @@ class Evaluator final : public GpuEvaluator::Impl {
       A* g_in = fa_[3 - g].data();
       gemm<S, A>(cublas_, nc, L.in, L.out, fs_[gp].data(), L.w, g_in, true);
       S* gp_in = fs_[gp == 2 ? 0 : 2].data();
-      fit_back_kernel<<<blocks(nc * L.in, kPost), kPost>>>(nc, L, g_in, fa_[g].data(), l > 0 ? deriv[l - 1] : nullptr,
+      nn::dense_back_kernel<<<blocks(nc * L.in, kPost), kPost>>>(nc, L, g_in, fa_[g].data(), l > 0 ? deriv[l - 1] : nullptr,
                                                           g_in, gp_in);
-      QUASAR_LAUNCH_CHECK("dp fit_back_kernel");
+      QUASAR_LAUNCH_CHECK("dp dense_back_kernel");
       g = 3 - g;
       gp = gp == 2 ? 0 : 2;
     }

@@ -25,8 +25,10 @@ class DeepPotential : public Potential {
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
 
   const DpModel& model() const { return model_; }
-  // Precision of the GPU evaluation (the CPU evaluation is double) and atoms per GPU chunk (0: auto).
-  void set_precision(Precision p, long chunk_atoms = 0);
+  // Precision of the GPU evaluation (the CPU evaluation is double), keeping the atoms per GPU
+  // chunk; and both (chunk_atoms 0: from a work-memory budget).
+  void set_precision(Precision p) override { set_precision(p, chunk_atoms_); }
+  void set_precision(Precision p, long chunk_atoms);
   Precision precision() const { return precision_; }
   const GpuEvaluator* gpu_evaluator() const { return gpu_.get(); }
   // Frame parameters (numb_fparam values) and atomic parameters: numb_aparam values for every atom

@@ -4,27 +4,11 @@
 
 namespace quasar::dp {
 
-Precision parse_precision(const std::string& name) {
-  if (name == "double") return Precision::Double;
-  if (name == "mixed32") return Precision::Mixed32;
-  if (name == "mixed16") return Precision::Mixed16;
-  throw Error("unknown precision '" + name + "' (valid: double, mixed32, mixed16)");
-}
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::Double: return "double";
-    case Precision::Mixed32: return "mixed32";
-    case Precision::Mixed16: return "mixed16";
-  }
-  return "?";
-}
-
 GpuModel gpu_model_constants(const DpModel& model) {
   const SeE2A& de = model.descriptor;
   const int nt = model.ntypes();
   if (nt > kGpuMaxTypes) throw Error("deepmd on the GPU: at most 8 atom types");
-  for (const Network& f : model.fitting)
+  for (const nn::Network& f : model.fitting)
     if (f.layers.size() < 2) throw Error("deepmd on the GPU: fitting nets need at least one hidden layer");
   GpuModel g{};
   g.ntypes = nt;

@@ -20,15 +20,12 @@
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/device/fixed_point.hpp"
+#include "quasar/device/precision.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/potential/dp/compress.hpp"
 #include "quasar/potential/dp/model.hpp"
 
 namespace quasar::dp {
-
-enum class Precision { Double, Mixed32, Mixed16 };
-Precision parse_precision(const std::string& name);  // double, mixed32, mixed16
-const char* precision_name(Precision p);
 
 constexpr int kGpuMaxTypes = 8;
 

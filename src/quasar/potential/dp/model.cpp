@@ -78,14 +78,14 @@ struct NetSpec {
   bool energy_output = false;    // fitting: one more, linear layer with a single output
 };
 
-Layer read_layer(const DictReader& r, const json& L, const std::string& path, long in, const std::string& in_why,
+nn::Layer read_layer(const DictReader& r, const json& L, const std::string& path, long in, const std::string& in_why,
                  long out, const std::string& out_why) {
   r.object(L, path);
   r.check_header(L, path, 2, {"Layer"});  // v2 adds "trainable"
   r.check_precision(L, path);
   const std::string vpath = key_path(path, "@variables");
   const json& vars = r.object(r.at(L, path, "@variables"), vpath);
-  Layer layer;
+  nn::Layer layer;
   const std::string wpath = key_path(vpath, "w");
   NdArray w = r.array(r.at(vars, vpath, "w"), wpath, 2);
   const std::string want = std::to_string(in) + "x" + (out > 0 ? std::to_string(out) : std::string("N"));
@@ -109,20 +109,20 @@ Layer read_layer(const DictReader& r, const json& L, const std::string& path, lo
   layer.resnet = r.boolean_or(L, path, "resnet", false);
   const std::string act = r.string_or(L, path, "activation_function", "tanh");
   try {
-    layer.act = parse_activation(act);
+    layer.act = nn::parse_activation(act);
   } catch (const Error& e) {
     r.fail(key_path(path, "activation_function"), e.what());
   }
   return layer;
 }
 
-Network read_network(const DictReader& r, const json& j, const std::string& path, const NetSpec& spec) {
+nn::Network read_network(const DictReader& r, const json& j, const std::string& path, const NetSpec& spec) {
   r.object(j, path);
   r.check_header(j, path, 2);
   r.check_precision(j, path);
   const std::string act = r.string_or(j, path, "activation_function", "tanh");
   try {
-    parse_activation(act);
+    nn::parse_activation(act);
   } catch (const Error& e) {
     r.fail(key_path(path, "activation_function"), e.what());
   }
@@ -152,7 +152,7 @@ Network read_network(const DictReader& r, const json& j, const std::string& path
     r.fail(lpath, "expected " + std::to_string(want_layers) + " layers (" + neuron_path + " has " +
                       std::to_string(widths.size()) + (spec.energy_output ? " hidden widths, plus the output layer" : " widths") +
                       "), found " + std::to_string(layers.size()));
-  Network net;
+  nn::Network net;
   long in = spec.in;
   std::string in_why = spec.in_why;
   for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -174,7 +174,7 @@ Network read_network(const DictReader& r, const json& j, const std::string& path
 }
 
 // A NetworkCollection of ntypes^ndim networks, none missing.
-std::vector<Network> read_collection(const DictReader& r, const json& j, const std::string& path, int ndim, int nt,
+std::vector<nn::Network> read_collection(const DictReader& r, const json& j, const std::string& path, int ndim, int nt,
                                      const std::vector<NetSpec>& specs) {
   r.object(j, path);
   r.check_header(j, path, 0, {"NetworkCollection"});  // its version is not checked: the layout has stayed
@@ -190,7 +190,7 @@ std::vector<Network> read_collection(const DictReader& r, const json& j, const s
   if (nets.size() != want)
     r.fail(npath, "expected " + std::to_string(want) + " networks for " + std::to_string(nt) + " types, found " +
                       std::to_string(nets.size()));
-  std::vector<Network> out;
+  std::vector<nn::Network> out;
   for (std::size_t k = 0; k < nets.size(); ++k) {
     if (nets[k].is_null()) r.fail(index_path(npath, k), "missing networks are not supported");
     out.push_back(read_network(r, nets[k], index_path(npath, k), specs[specs.size() == 1 ? 0 : k]));

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "quasar/potential/dp/network.hpp"
+#include "quasar/nn/network.hpp"
 
 namespace quasar::dp {
 
@@ -15,7 +15,7 @@ struct SeE2A {
   std::vector<int> sel;  // neighbour slots per type
   int axis_neuron = 0;
   bool type_one_side = true;
-  std::vector<Network> embeddings;  // ntypes (one side) or ntypes^2 (index centre + neighbour * ntypes)
+  std::vector<nn::Network> embeddings;  // ntypes (one side) or ntypes^2 (index centre + neighbour * ntypes)
   std::vector<double> davg, dstd;   // [ntypes][nnei][4]
   std::vector<char> excluded;       // [ntypes][ntypes]: environment rows of these pairs are zeroed
   int nnei() const {
@@ -24,7 +24,7 @@ struct SeE2A {
     return n;
   }
   int m() const { return embeddings.empty() ? 0 : embeddings.front().out_dim(); }
-  const Network& embedding(int centre, int neighbour, int ntypes) const {
+  const nn::Network& embedding(int centre, int neighbour, int ntypes) const {
     return embeddings[type_one_side ? neighbour : centre + neighbour * ntypes];
   }
 };
@@ -39,7 +39,7 @@ struct Compression {
 struct DpModel {
   std::vector<std::string> type_map;
   SeE2A descriptor;
-  std::vector<Network> fitting;     // per centre type
+  std::vector<nn::Network> fitting;     // per centre type
   std::vector<double> bias_atom_e;  // per type
   std::vector<double> out_bias;     // per type
   std::vector<char> atom_excluded;  // per type: atomic energy set to zero

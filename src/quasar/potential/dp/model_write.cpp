@@ -12,16 +12,16 @@ namespace {
 
 using nlohmann::json;
 
-json layer(const Layer& L) {
+json layer(const nn::Layer& L) {
   json vars = {{"w", ndarray(L.w, {static_cast<std::size_t>(L.in), static_cast<std::size_t>(L.out)})},
                {"b", ndarray(L.b, {static_cast<std::size_t>(L.out)})},
                {"idt", L.idt.empty() ? json(nullptr) : ndarray(L.idt, {static_cast<std::size_t>(L.out)})}};
-  return {{"@class", "Layer"},           {"@version", 1},   {"@variables", vars}, {"activation_function", activation_name(L.act)},
+  return {{"@class", "Layer"},           {"@version", 1},   {"@variables", vars}, {"activation_function", nn::activation_name(L.act)},
           {"bias", true},                {"precision", "float64"}, {"resnet", L.resnet}, {"use_timestep", !L.idt.empty()}};
 }
 
 // Hidden widths, activation and timestep use of a net (the last layer excluded when `hidden_only`).
-void shape_of(const Network& n, bool hidden_only, json& neuron, std::string& act, bool& resnet_dt) {
+void shape_of(const nn::Network& n, bool hidden_only, json& neuron, std::string& act, bool& resnet_dt) {
   neuron = json::array();
   resnet_dt = false;
   const std::size_t count = n.layers.size() - (hidden_only ? 1 : 0);
@@ -29,7 +29,7 @@ void shape_of(const Network& n, bool hidden_only, json& neuron, std::string& act
     neuron.push_back(n.layers[l].out);
     resnet_dt = resnet_dt || !n.layers[l].idt.empty();
   }
-  act = count ? activation_name(n.layers[0].act) : "tanh";
+  act = count ? nn::activation_name(n.layers[0].act) : "tanh";
 }
 
 json collection(const std::vector<json>& nets, int ndim, int ntypes, const char* type) {
@@ -57,16 +57,16 @@ json model_to_dict(const DpModel& m) {
   shape_of(de.embeddings.front(), false, emb_neuron, emb_act, emb_dt);
   shape_of(m.fitting.front(), true, fit_neuron, fit_act, fit_dt);
   std::vector<json> embs, fits;
-  for (const Network& n : de.embeddings) {
+  for (const nn::Network& n : de.embeddings) {
     json layers = json::array();
-    for (const Layer& L : n.layers) layers.push_back(layer(L));
+    for (const nn::Layer& L : n.layers) layers.push_back(layer(L));
     embs.push_back({{"@class", "EmbeddingNetwork"}, {"@version", 2}, {"activation_function", emb_act}, {"bias", true},
                     {"in_dim", 1}, {"layers", layers}, {"neuron", emb_neuron}, {"precision", "float64"},
                     {"resnet_dt", emb_dt}});
   }
-  for (const Network& n : m.fitting) {
+  for (const nn::Network& n : m.fitting) {
     json layers = json::array();
-    for (const Layer& L : n.layers) layers.push_back(layer(L));
+    for (const nn::Layer& L : n.layers) layers.push_back(layer(L));
     fits.push_back({{"@class", "FittingNetwork"}, {"@version", 1}, {"activation_function", fit_act}, {"bias_out", true},
                     {"in_dim", n.in_dim()}, {"layers", layers}, {"neuron", fit_neuron}, {"out_dim", 1},
                     {"precision", "float64"}, {"resnet_dt", fit_dt}});

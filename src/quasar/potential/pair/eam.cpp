@@ -228,10 +228,14 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
       rho_[i] += ev.density(a.type[j], a.type[i], r);
       rho_[j] += ev.density(a.type[i], a.type[j], r);
     }
+  // With ghosts (AtomState's n_local) only centres embed: a ghost's density is incomplete.
+  const bool ghosts = atoms.n_local() < n;
+  auto local = [&](int i) { return a.id[i] < a.n_local ? 1.0 : 0.0; };
   for (int i = 0; i < n; ++i) {
     double f;
     ev.embed(a.type[i], rho_[i], f, fp_[i]);
-    sums.add_atom_energy(i, f);
+    if (ghosts && local(i) == 0) fp_[i] = 0;
+    else sums.add_atom_energy(i, f);
   }
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < list.count[i]; ++k) {
@@ -240,8 +244,15 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
       const double r2 = norm2(d);
       if (r2 >= ev.cutsq) continue;
       double fpair, phi;
-      ev.pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], fpair, phi);
-      sums.add_pair(i, j, d, fpair, phi);
+      if (!ghosts) {
+        ev.pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], fpair, phi);
+        sums.add_pair(i, j, d, fpair, phi);
+        continue;
+      }
+      const double li = local(i), lj = local(j);
+      if (li + lj == 0) continue;
+      ev.shared_pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], 0.5 * (li + lj), fpair, phi);
+      sums.add_shared_pair(i, j, li, lj, d, fpair, phi);
     }
   sums.finish();
 }

@@ -1,7 +1,8 @@
 // EAM on a full neighbour list: one thread per atom in each of three passes (density, embedding,
 // forces), so no atom is written by two threads: as the first term of an evaluation the kernels
 // write over stale forces and per-atom values, else they add. Energy and virial totals are block
-// sums, in fixed point for deterministic outputs.
+// sums, in fixed point for deterministic outputs. With ghosts (AtomState's n_local), kernels of their
+// own let only centres embed and weight the pair terms as the CPU does (EamEval::shared_pair).
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
 #include "quasar/potential/pair/eam.hpp"
@@ -12,7 +13,7 @@ namespace {
 
 constexpr int kBlock = 128;
 
-template <bool kEnergy, bool kPerAtom, class Sum>
+template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
 __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                          NeighborRef list, double* totals, double* atom_energy,
                                                          bool overwrite, Sum add) {
@@ -29,6 +30,7 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
     }
     double f, fp;
     e.eval.embed(ti, rho, f, fp);
+    if (kGhosts && !pi.pad) f = fp = 0;  // a ghost: its density is incomplete
     e.rho[i] = rho;
     e.fp[i] = fp;
     acc[0] = f;
@@ -37,7 +39,7 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
   if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom, class Sum>
+template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
 __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                        NeighborRef list, double* totals, double* atom_energy,
                                                        double* atom_virial, bool overwrite, Sum add) {
@@ -47,30 +49,43 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
     const PackedAtom pi = p[i];
     const double fpi = e.fp[i];
     for (int k = 0; k < list.count[i]; ++k) {
-      int j, tj;
-      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
+      int j, tj, lj;
+      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj, kGhosts ? &lj : nullptr);
       const double r2 = norm2(d);
       if (r2 >= e.eval.cutsq) continue;
       double fpair, phi;
-      e.eval.pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
-      sums.add_pair(d, fpair, phi);
+      if (!kGhosts) {
+        e.eval.pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), fpair, phi);
+        sums.add_pair(d, fpair, phi);
+      } else if (pi.pad + lj > 0) {
+        e.eval.shared_pair(pi.type, tj, sqrt(r2), fpi, __ldg(e.fp + j), 0.5 * (pi.pad + lj), fpair, phi);
+        sums.add_pair(d, fpair, pi.pad * phi);
+      }
     }
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);  // adds to the embedding energy
   }
   if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom, class Sum = device::FloatSum>
-void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add = {}) {
+template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
+void launch_as(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add) {
   const unsigned blocks = grid_for(atoms.size(), kBlock);
   double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
   double* av = kPerAtom ? out.atom_virial.data() : nullptr;
   const bool overwrite = out.contents == ForceOutput::Contents::Stale;
   double* totals = out.term_totals();
-  density_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, overwrite, add);
+  density_kernel<kEnergy, kPerAtom, kGhosts>
+      <<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam density_kernel");
-  force_kernel<kEnergy, kPerAtom><<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, av, overwrite, add);
+  force_kernel<kEnergy, kPerAtom, kGhosts>
+      <<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, av, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam force_kernel");
+}
+
+template <bool kEnergy, bool kPerAtom, class Sum = device::FloatSum>
+void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add = {}) {
+  if (has_ghosts(atoms)) launch_as<kEnergy, kPerAtom, true>(e, atoms, list, out, add);
+  else launch_as<kEnergy, kPerAtom, false>(e, atoms, list, out, add);
 }
 
 // Energy and virial totals in fixed point: the same bits every run.

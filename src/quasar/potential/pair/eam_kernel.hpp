@@ -68,6 +68,23 @@ struct EamEval {
     const double phip = z2p * recip - phi * recip;
     fpair = -(fpi * rhojp + fpj * rhoip + phip) * recip;
   }
+  // The same when some atoms are ghosts: the embedding slopes of ghosts are zero (their densities
+  // are incomplete; a centre's embedding energy is its own) and the pair term counts with weight w
+  // (HalfListSums::add_shared_pair).
+  QUASAR_HD void shared_pair(int ti, int tj, double r, double fpi, double fpj, double w, double& fpair,
+                             double& phi) const {
+    int m;
+    double p;
+    r_knot(r, m, p);
+    const double rhoip = slope(rhor_coeff(ti, tj, m), p);
+    const double rhojp = slope(rhor_coeff(tj, ti, m), p);
+    const double* c = z2r + (static_cast<long>(type2z2r[ti * ntypes + tj]) * (nr + 1) + m) * 7;
+    const double z2p = slope(c, p), z2 = value(c, p);
+    const double recip = 1.0 / r;
+    phi = z2 * recip;
+    const double phip = z2p * recip - phi * recip;
+    fpair = -(fpi * rhojp + fpj * rhoip + w * phip) * recip;
+  }
 };
 
 }  // namespace quasar

@@ -135,6 +135,8 @@ void LennardJones::compute(AtomState& atoms, NeighborRefs lists, const ComputeRe
   std::optional<SpecialWeights> special;
   if (special_) {
     if (!exclusions_) throw Error("lj: special weights need bind() with the system's topology first");
+    if (atoms.n_local() < atoms.size())
+      throw Error("lj: special weights need Quasar's own topology; ghost atoms (a LAMMPS pair style) have none");
     if (exclusions_->atoms() != static_cast<std::size_t>(atoms.size()))
       throw Error("lj: bound to a system of " + std::to_string(exclusions_->atoms()) + " atoms, given " +
                   std::to_string(atoms.size()));

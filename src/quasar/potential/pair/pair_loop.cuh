@@ -4,7 +4,10 @@
 // written over stale values as the first term of an evaluation, else added; energy and virial are
 // reduced per block only when requested, in fixed point when the output asks for deterministic sums.
 // A Special other than NoSpecial (core/exclusions.hpp) scales or skips bonded pairs; the packed
-// records then carry each atom's input index, by which the pairs are looked up.
+// records then carry each atom's input index, by which the pairs are looked up. With ghosts
+// (AtomState's n_local) a kernel of its own weights the pairs as the CPU loop does; the records then
+// say which atoms are centres (ghosts and special weights do not meet: a LAMMPS pair style has no
+// topology of Quasar's, so the potential refuses the pair of them).
 #include "quasar/core/exclusions.hpp"
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/device/reduce.cuh"
@@ -15,32 +18,44 @@
 namespace quasar {
 
 namespace {
-template <bool kIds>
+// What a packed record's pad holds.
+enum class PackPad { Zero, InputIndex, Centre };
+
+template <PackPad kPad>
 __global__ void pack_atoms_kernel(AtomsRef a, PackedAtom* __restrict__ p) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], kIds ? static_cast<int>(a.id[i]) : 0};
+  if (i >= a.n) return;
+  const int pad = kPad == PackPad::InputIndex ? static_cast<int>(a.id[i])
+                  : kPad == PackPad::Centre   ? (a.id[i] < a.n_local ? 1 : 0)
+                                              : 0;
+  p[i] = PackedAtom{a.x[i], a.y[i], a.z[i], a.type[i], pad};
 }
 }  // namespace
 
+static inline bool has_ghosts(const AtomState& atoms) { return atoms.n_local() < atoms.size(); }
+
 // Fills `packed` from the atoms' positions and types (see packed_atom.hpp); with `ids`, each
-// record's pad holds the atom's input index.
+// record's pad holds the atom's input index; with ghosts, 1 for a centre and 0 for a ghost.
 static inline const PackedAtom* pack_atoms(AtomState& atoms, Array<PackedAtom>& packed, bool ids = false) {
   if (packed.backend() != Backend::Cuda) packed = Array<PackedAtom>(Backend::Cuda);
   packed.resize(atoms.size());
-  if (ids) pack_atoms_kernel<true><<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
-  else pack_atoms_kernel<false><<<grid_for(atoms.size(), 256), 256>>>(atoms.ref(), packed.data());
+  const unsigned blocks = grid_for(atoms.size(), 256);
+  if (ids) pack_atoms_kernel<PackPad::InputIndex><<<blocks, 256>>>(atoms.ref(), packed.data());
+  else if (has_ghosts(atoms)) pack_atoms_kernel<PackPad::Centre><<<blocks, 256>>>(atoms.ref(), packed.data());
+  else pack_atoms_kernel<PackPad::Zero><<<blocks, 256>>>(atoms.ref(), packed.data());
   QUASAR_LAUNCH_CHECK("pack_atoms_kernel");
   return packed.data();
 }
 
-// Neighbour k of atom i from the packed records: displacement r_j + image - r_i and j's type.
+// Neighbour k of atom i from the packed records: displacement r_j + image - r_i, j's type and pad.
 __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, const AtomsRef& a,
                                              const NeighborRef& list, const PackedAtom& pi, int i, int k, int& j,
-                                             int& tj) {
+                                             int& tj, int* pad_j = nullptr) {
   const long slot = list.slot_of(i, k);
   j = __ldg(list.index + slot);
   const PackedAtom pj = p[j];
   tj = pj.type;
+  if (pad_j) *pad_j = pj.pad;
   Vec3 d{pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
   const int code = __ldg(list.image + slot);
   if (code) {
@@ -51,7 +66,7 @@ __device__ __forceinline__ Vec3 packed_delta(const PackedAtom* __restrict__ p, c
   return d;
 }
 
-template <class Eval, bool kEnergy, bool kPerAtom, class Sum, class Special>
+template <class Eval, bool kEnergy, bool kPerAtom, bool kGhosts, class Sum, class Special>
 __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, const PackedAtom* __restrict__ p,
                                                         NeighborRef list, double* totals, double* atom_energy,
                                                         double* atom_virial, bool overwrite, Sum add,
@@ -62,9 +77,10 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
     const PackedAtom pi = p[i];
     const int count = list.count[i];
     for (int k = 0; k < count; ++k) {
-      int j, tj;
-      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj);
+      int j, tj, lj;
+      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj, kGhosts ? &lj : nullptr);
       double fpair, e;
+      if (kGhosts && pi.pad + lj == 0) continue;  // two ghosts
       if (!eval(pi.type, tj, norm2(d), fpair, e)) continue;
       if constexpr (Special::kActive) {
         const double w = special.weight(pi.pad, p[j].pad);
@@ -72,7 +88,8 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
         fpair *= w;
         e *= w;
       }
-      sums.add_pair(d, fpair, e);
+      if (kGhosts) sums.add_pair(d, 0.5 * (pi.pad + lj) * fpair, pi.pad * e);
+      else sums.add_pair(d, fpair, e);
     }
     if (kPerAtom && overwrite) atom_energy[i] = 0;
     sums.store(a, i, kPerAtom ? atom_energy : nullptr, atom_virial, overwrite);
@@ -80,22 +97,33 @@ __global__ void __launch_bounds__(128) pair_loop_kernel(Eval eval, AtomsRef a, c
   if (kEnergy) device::block_sum_into<128, 10>(sums.acc, totals, add);
 }
 
-template <class Eval, class Sum, class Special>
-void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                      ForceOutput& out, const PackedAtom* p, Sum add, const Special& special) {
+template <class Eval, bool kGhosts, class Sum, class Special>
+void pair_loop_kernels(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                       ForceOutput& out, const PackedAtom* p, Sum add, const Special& special) {
   const unsigned blocks = grid_for(atoms.size(), 128);
   const bool overwrite = out.contents == ForceOutput::Contents::Stale;
   double* totals = out.term_totals();
   if (req.per_atom)
-    pair_loop_kernel<Eval, true, true><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, out.atom_energy.data(),
+    pair_loop_kernel<Eval, true, true, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, out.atom_energy.data(),
                                                          out.atom_virial.data(), overwrite, add, special);
   else if (req.energy || req.virial)
-    pair_loop_kernel<Eval, true, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
+    pair_loop_kernel<Eval, true, false, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, totals, nullptr, nullptr,
                                                           overwrite, add, special);
   else
-    pair_loop_kernel<Eval, false, false><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr,
+    pair_loop_kernel<Eval, false, false, kGhosts><<<blocks, 128>>>(eval, atoms.ref(), p, list, nullptr, nullptr, nullptr,
                                                            overwrite, add, special);
   QUASAR_LAUNCH_CHECK("pair_loop_kernel");
+}
+
+template <class Eval, class Sum, class Special>
+void pair_loop_launch(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
+                      ForceOutput& out, const PackedAtom* p, Sum add, const Special& special) {
+  if constexpr (Special::kActive) {
+    pair_loop_kernels<Eval, false>(eval, atoms, list, req, out, p, add, special);
+  } else {
+    if (has_ghosts(atoms)) pair_loop_kernels<Eval, true>(eval, atoms, list, req, out, p, add, special);
+    else pair_loop_kernels<Eval, false>(eval, atoms, list, req, out, p, add, special);
+  }
 }
 
 template <class Eval, class Special = NoSpecial>

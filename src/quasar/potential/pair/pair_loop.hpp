@@ -3,7 +3,8 @@
 // pair of types at squared distance r2, the scalar fpair (force on i = fpair * (r_i - r_j)) and the
 // pair energy. The CUDA twin is pair_loop.cuh; both use the same evaluator. `special` scales or
 // skips bonded pairs (core/exclusions.hpp: SpecialWeights); the default NoSpecial compiles to the
-// plain loop.
+// plain loop. With ghosts (AtomState's n_local), each pair counts with the weight of add_shared_pair
+// (ghosts and special weights do not meet: the potential refuses the pair of them).
 #include "quasar/core/exclusions.hpp"
 #include "quasar/potential/pair/pair_sums.hpp"
 
@@ -14,6 +15,21 @@ void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, 
                    ForceOutput& out, const Special& special = {}) {
   HalfListSums sums(atoms, req, out);
   const AtomsRef a = atoms.ref();
+  if (!Special::kActive && atoms.n_local() < atoms.size()) {
+    for (int i = 0; i < a.n; ++i) {
+      const double li = a.id[i] < a.n_local ? 1.0 : 0.0;
+      for (int k = 0; k < list.count[i]; ++k) {
+        int j;
+        const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
+        const double lj = a.id[j] < a.n_local ? 1.0 : 0.0;
+        double fpair, e;
+        if (li + lj > 0 && eval(a.type[i], a.type[j], norm2(d), fpair, e))
+          sums.add_shared_pair(i, j, li, lj, d, 0.5 * (li + lj) * fpair, e);
+      }
+    }
+    sums.finish();
+    return;
+  }
   for (int i = 0; i < a.n; ++i) {
     const int ti = a.type[i];
     for (int k = 0; k < list.count[i]; ++k) {

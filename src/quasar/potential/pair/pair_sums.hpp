@@ -30,6 +30,29 @@ class HalfListSums {
       out_.atom_virial[c * n_ + j] += 0.5 * fpair * v[c];
     }
   }
+  // A pair when some atoms are ghosts (AtomState's n_local: li, lj are 1 for a centre, 0 for a
+  // ghost). fpair is the pair's force as this evaluation counts it (a pair potential's times
+  // w = (li + lj) / 2, so that a code summing every rank's ghost forces onto their owners counts each
+  // pair once); the energy counts with weight w and goes half to each centre among i and j (a
+  // centre's energy is its own); per-atom virials are split evenly, ghosts included.
+  void add_shared_pair(int i, int j, double li, double lj, const Vec3& d, double fpair, double e) {
+    a_.fx[i] -= fpair * d.x;
+    a_.fy[i] -= fpair * d.y;
+    a_.fz[i] -= fpair * d.z;
+    a_.fx[j] += fpair * d.x;
+    a_.fy[j] += fpair * d.y;
+    a_.fz[j] += fpair * d.z;
+    energy_ += 0.5 * (li + lj) * e;
+    const double v[9] = {d.x * d.x, d.x * d.y, d.x * d.z, d.y * d.x, d.y * d.y, d.y * d.z, d.z * d.x, d.z * d.y, d.z * d.z};
+    for (int c = 0; c < 9; ++c) w_[c] += fpair * v[c];
+    if (!per_atom_) return;
+    out_.atom_energy[i] += 0.5 * li * e;
+    out_.atom_energy[j] += 0.5 * lj * e;
+    for (int c = 0; c < 9; ++c) {
+      out_.atom_virial[c * n_ + i] += 0.5 * fpair * v[c];
+      out_.atom_virial[c * n_ + j] += 0.5 * fpair * v[c];
+    }
+  }
   // A one-body energy term (EAM embedding).
   void add_atom_energy(int i, double e) {
     energy_ += e;
@@ -50,7 +73,9 @@ class HalfListSums {
 };
 
 // Full list on the GPU: one thread sums everything that acts on its atom i; energy and virial of
-// each pair are split evenly between i's and j's threads.
+// each pair are split evenly between i's and j's threads. With ghosts, the caller passes the force
+// times the pair's weight w (see HalfListSums::add_shared_pair) and the energy times li, so that a
+// centre's thread takes half of each of its pairs' energy and a ghost's none.
 template <bool kEnergy>
 struct FullListSums {
   double f[3] = {0, 0, 0};

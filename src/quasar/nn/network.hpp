@@ -1,14 +1,15 @@
 #pragma once
-// Dense networks as DeePMD-kit stores them (EmbeddingNetwork / FittingNetwork layers): y = act(x W + b),
-// times idt when present, plus x (out == in) or concat(x, x) (out == 2 in) when the layer is residual.
+// Dense networks: layers y = act(x W + b), times a timestep idt when present, plus x (out == in) or
+// concat(x, x) (out == 2 in) when the layer is residual (DeePMD-kit's EmbeddingNetwork and
+// FittingNetwork layers are of this form).
 #include <string>
 #include <vector>
 
-#include "quasar/potential/dp/activation.hpp"
+#include "quasar/nn/activation.hpp"
 
-namespace quasar::dp {
+namespace quasar::nn {
 
-Activation parse_activation(const std::string& name);  // throws naming the valid ones
+Activation parse_activation(const std::string& name);  // DeePMD-kit's names; throws naming the valid ones
 const char* activation_name(Activation a);              // the name DeePMD-kit writes
 
 struct Layer {
@@ -41,4 +42,4 @@ struct Network {
   void forward_scalar(double x, std::vector<double>& y, std::vector<double>& dy, std::vector<double>& d2y) const;
 };
 
-}  // namespace quasar::dp
+}  // namespace quasar::nn

@@ -4,14 +4,14 @@
 // Forward per layer: z = x W + b, z' = x' W, y = act(z) idt (+ x), y' = act'(z) z' idt (+ x').
 #include <vector>
 
-#include "quasar/potential/dp/network.hpp"
+#include "quasar/nn/network.hpp"
 
-namespace quasar::train {
+namespace quasar::nn {
 
 // Gradient with respect to a network's parameters, shaped as its layers.
 struct NetworkGrad {
   std::vector<std::vector<double>> w, b, idt;
-  void zero_like(const dp::Network& n);
+  void zero_like(const Network& n);
   void add(const NetworkGrad& o, double scale = 1.0);
 };
 
@@ -20,10 +20,10 @@ struct DualTrace {
 };
 
 // Output y and tangent dy for input x with tangent dx.
-void dual_forward(const dp::Network& n, const double* x, const double* dx, DualTrace& t, std::vector<double>& y,
+void dual_forward(const Network& n, const double* x, const double* dx, DualTrace& t, std::vector<double>& y,
                   std::vector<double>& dy);
 // Given dPhi/dy and dPhi/dy', adds dPhi/d(parameters) to g and writes dPhi/dx, dPhi/dx' (when not null).
-void dual_backward(const dp::Network& n, const DualTrace& t, const double* gy, const double* gdy, NetworkGrad& g,
+void dual_backward(const Network& n, const DualTrace& t, const double* gy, const double* gdy, NetworkGrad& g,
                    double* gx, double* gdx);
 
-}  // namespace quasar::train
+}  // namespace quasar::nn

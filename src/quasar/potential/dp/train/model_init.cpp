@@ -1,4 +1,4 @@
-#include "quasar/train/model_init.hpp"
+#include "quasar/potential/dp/train/model_init.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,21 +9,21 @@
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/dp/environment.hpp"
 
-namespace quasar::train {
+namespace quasar::dp {
 
 namespace {
 
-dp::Network make_net(int in_dim, const std::vector<int>& widths, bool fitting, bool timestep, dp::Activation act,
+nn::Network make_net(int in_dim, const std::vector<int>& widths, bool fitting, bool timestep, nn::Activation act,
                      std::mt19937_64& rng) {
-  dp::Network n;
+  nn::Network n;
   std::normal_distribution<double> unit(0.0, 1.0);
   int in = in_dim;
   for (std::size_t l = 0; l <= widths.size() - (fitting ? 0 : 1); ++l) {
     const bool last = fitting && l == widths.size();
-    dp::Layer L;
+    nn::Layer L;
     L.in = in;
     L.out = last ? 1 : widths[l];
-    L.act = last ? dp::Activation::Linear : act;
+    L.act = last ? nn::Activation::Linear : act;
     L.resnet = !last;
     const double sw = 1.0 / std::sqrt(static_cast<double>(L.in + L.out));
     for (int k = 0; k < L.in * L.out; ++k) L.w.push_back(sw * unit(rng));
@@ -38,11 +38,11 @@ dp::Network make_net(int in_dim, const std::vector<int>& widths, bool fitting, b
 
 }  // namespace
 
-dp::DpModel make_model(const TrainInput& in) {
-  dp::DpModel m;
+DpModel make_model(const TrainInput& in) {
+  DpModel m;
   m.type_map = in.type_map;
   const int nt = m.ntypes();
-  dp::SeE2A& de = m.descriptor;
+  SeE2A& de = m.descriptor;
   de.rcut = in.rcut;
   de.rcut_smth = in.rcut_smth;
   de.env_protection = in.env_protection;
@@ -57,7 +57,7 @@ dp::DpModel make_model(const TrainInput& in) {
   if (in.embedding_neuron.empty() || in.axis_neuron > in.embedding_neuron.back())
     throw Error("training input: axis_neuron must not exceed the last embedding width");
   std::mt19937_64 drng(in.descriptor_seed), frng(in.fitting_seed);
-  const dp::Activation act = dp::parse_activation(in.activation), fact = dp::parse_activation(in.fitting_activation);
+  const nn::Activation act = nn::parse_activation(in.activation), fact = nn::parse_activation(in.fitting_activation);
   const int nets = de.type_one_side ? nt : nt * nt;
   for (int k = 0; k < nets; ++k) {
     // make_net builds widths.size() layers for embeddings (input 1), widths.size() + 1 for fitting.
@@ -76,13 +76,13 @@ dp::DpModel make_model(const TrainInput& in) {
   return m;
 }
 
-void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames, Backend backend) {
-  const dp::SeE2A& de = m.descriptor;
+void set_statistics(DpModel& m, const std::vector<const Structure*>& frames, Backend backend) {
+  const SeE2A& de = m.descriptor;
   const int nt = m.ntypes(), nnei = de.nnei();
   std::vector<double> n(nt, 0), sr(nt, 0), sr2(nt, 0), sa(nt, 0), sa2(nt, 0);
   // Energy least squares: A^T A b = A^T E with A the type counts per frame.
   std::vector<double> ata(static_cast<std::size_t>(nt) * nt, 0.0), ate(nt, 0.0);
-  std::vector<dp::Slot> slots;
+  std::vector<Slot> slots;
   struct Labelled {
     double energy;
     std::vector<double> count;
@@ -104,7 +104,7 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames,
     for (int i = 0; i < a.n; ++i) {
       const int ti = mtype[a.type[i]];
       ++count[ti];
-      dp::environment(m, a, list.ref(), mtype, i, slots);
+      environment(m, a, list.ref(), mtype, i, slots);
       for (int t = 0, k = 0; t < nt; ++t)
         for (int q = 0; q < de.sel[t]; ++q, ++k) {
           const bool zero = slots[k].j < 0 || de.excluded[ti * nt + t];
@@ -128,7 +128,7 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames,
     const double v = std::sqrt(std::max(0.0, sq / num - (sum / num) * (sum / num)));
     return std::abs(v) < 1e-2 ? 1e-2 : v;
   };
-  dp::SeE2A& d = m.descriptor;
+  SeE2A& d = m.descriptor;
   for (int ti = 0; ti < nt; ++ti)
     for (int k = 0; k < nnei; ++k) {
       const std::size_t at = (static_cast<std::size_t>(ti) * nnei + k) * 4;
@@ -141,7 +141,7 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames,
     }
   // The bias fits what the initial networks leave: label minus the model's energy without bias.
   m.bias_atom_e.assign(nt, 0.0);
-  dp::DeepPotential pot(m);
+  DeepPotential pot(m);
   for (const Labelled& l : energies) {
     const double residual = l.energy - evaluate(pot, *l.s, backend).energy;
     for (int p = 0; p < nt; ++p) {
@@ -171,4 +171,4 @@ void set_statistics(dp::DpModel& m, const std::vector<const Structure*>& frames,
   }
 }
 
-}  // namespace quasar::train
+}  // namespace quasar::dp

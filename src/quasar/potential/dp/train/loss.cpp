@@ -1,4 +1,4 @@
-#include "quasar/train/loss.hpp"
+#include "quasar/potential/dp/train/loss.hpp"
 
 #include <algorithm>
 
@@ -7,10 +7,8 @@
 #include "quasar/potential/force_field.hpp"
 #include "quasar/potential/dp/environment.hpp"
 
-namespace quasar::train {
+namespace quasar::dp {
 
-using dp::DpModel;
-using dp::Network;
 
 void ModelGrad::zero_like(const DpModel& m) {
   emb.resize(m.descriptor.embeddings.size());
@@ -40,10 +38,10 @@ void d_term(const double* g, const std::vector<double>& v, int M, int axis, std:
 
 }  // namespace
 
-FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWeights& w, ModelGrad* grad) {
+train::FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWeights& w, ModelGrad* grad) {
   if (model.numb_fparam + model.numb_aparam > 0) throw Error("training: frame and atomic parameters are not supported yet");
   // Forces, virial and energy from the reference evaluator.
-  ForceField pot(std::make_shared<dp::DeepPotential>(model));
+  ForceField pot(std::make_shared<DeepPotential>(model));
   AtomState atoms(Backend::Cpu, frame);
   pot.bind(SystemSetup::of(frame));
   NeighborList list(Backend::Cpu, {model.descriptor.rcut, 0.0, ListKind::Full, 0});
@@ -54,7 +52,7 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
   const AtomsRef a = atoms.ref();
   const int n = a.n;
   const double N = n;
-  FrameLoss fl;
+  train::FrameLoss fl;
   fl.atoms = n;
   // dL/dE, u = dL/dF (per atom, in AtomState order), V = dL/dW.
   double dl_de = 0;
@@ -83,22 +81,22 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
   }
   if (!grad) return fl;
 
-  const dp::SeE2A& de = model.descriptor;
+  const SeE2A& de = model.descriptor;
   const int nt = model.ntypes(), nnei = de.nnei(), M = de.m(), axis = de.axis_neuron;
   std::vector<int> mtype;
   for (const auto& name : atoms.type_names())
     mtype.push_back(static_cast<int>(std::find(model.type_map.begin(), model.type_map.end(), name) - model.type_map.begin()));
-  std::vector<dp::Slot> slots;
-  std::vector<DualTrace> traces(nnei);
+  std::vector<Slot> slots;
+  std::vector<nn::DualTrace> traces(nnei);
   std::vector<double> rhat(4 * nnei), drhat(4 * nnei), y, dy;
   for (int i = 0; i < n; ++i) {
     const int ti = mtype[a.type[i]];
     if (model.atom_excluded[ti]) continue;
-    dp::environment(model, a, list.ref(), mtype, i, slots);
+    environment(model, a, list.ref(), mtype, i, slots);
     std::vector<double> gr(4 * M, 0.0), dgr(4 * M, 0.0);
     for (int t = 0, k = 0; t < nt; ++t)
       for (int s = 0; s < de.sel[t]; ++s, ++k) {
-        const dp::Slot& sl = slots[k];
+        const Slot& sl = slots[k];
         const std::size_t off = (static_cast<std::size_t>(ti) * nnei + k) * 4;
         const bool zeroed = sl.j >= 0 && de.excluded[ti * nt + t];
         // Tangent of the displacement: d' = -(u_j - u_i) - V d.
@@ -111,7 +109,7 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
           rhat[4 * k + c] = zeroed ? 0.0 : (sl.R[c] - de.davg[off + c]) / de.dstd[off + c];
           drhat[4 * k + c] = (sl.dR[c][0] * dd[0] + sl.dR[c][1] * dd[1] + sl.dR[c][2] * dd[2]) / de.dstd[off + c];
         }
-        dual_forward(de.embedding(ti, t, nt), &rhat[4 * k], &drhat[4 * k], traces[k], y, dy);
+        nn::dual_forward(de.embedding(ti, t, nt), &rhat[4 * k], &drhat[4 * k], traces[k], y, dy);
         for (int q = 0; q < M; ++q) {
           for (int c = 0; c < 4; ++c) {
             gr[4 * q + c] += y[q] * rhat[4 * k + c] / nnei;
@@ -131,12 +129,12 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
         D[p * axis + b] = s;
         dD[p * axis + b] = ds;
       }
-    DualTrace ft;
-    dual_forward(model.fitting[ti], D.data(), dD.data(), ft, y, dy);
+    nn::DualTrace ft;
+    nn::dual_forward(model.fitting[ti], D.data(), dD.data(), ft, y, dy);
     // Phi_i = dL/dE E_i + E_i' : reverse through everything.
     std::vector<double> gD(D.size()), gdD(D.size());
     const double one = 1.0;
-    dual_backward(model.fitting[ti], ft, &dl_de, &one, grad->fit[ti], gD.data(), gdD.data());
+    nn::dual_backward(model.fitting[ti], ft, &dl_de, &one, grad->fit[ti], gD.data(), gdD.data());
     std::vector<double> ggr(4 * M, 0.0), gdgr(4 * M, 0.0);
     d_term(gD.data(), gr, M, axis, ggr);
     d_term(gdD.data(), dgr, M, axis, ggr);
@@ -153,11 +151,11 @@ FrameLoss frame_loss(const DpModel& model, const Structure& frame, const LossWei
           gG[q] = g1 / nnei;
           gdG[q] = g2 / nnei;
         }
-        dual_backward(de.embedding(ti, t, nt), traces[k], gG.data(), gdG.data(),
+        nn::dual_backward(de.embedding(ti, t, nt), traces[k], gG.data(), gdG.data(),
                       grad->emb[de.type_one_side ? t : ti + t * nt], nullptr, nullptr);
       }
   }
   return fl;
 }
 
-}  // namespace quasar::train
+}  // namespace quasar::dp

@@ -1,20 +1,15 @@
 #pragma once
 // Kernels of the GPU training loss (gpu_loss.cu): the tangent rows, the descriptor with tangents,
-// the reverse pass through an activation, the descriptor's reverse pass, the embedding output's
-// gradient, per-type energies, Adam, and the cuBLAS reductions the parameter gradient needs.
-#include <cublas_v2.h>
-
+// the descriptor's reverse pass, the embedding output's gradient and per-type energies. The
+// networks' tangent and reverse passes are the shared ones (nn/dual_layers.cuh).
+#include "quasar/nn/dual_layers.cuh"
 #include "quasar/potential/dp/dp_kernels.cuh"
 
-namespace quasar::train::kernels {
+namespace quasar::dp::train_kernels {
 
-using dp::ChunkRef;
-using dp::GpuModel;
-using dp::LayerRef;
-using dp::chunk_row;
-
-constexpr int kBlock = 256;
-inline unsigned grid(long n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+using nn::kDualBlock;
+constexpr int kBlock = kDualBlock;
+inline unsigned grid(long n) { return nn::dual_grid(n); }
 
 // X0 = [s; 1] for the R rows of one neighbour type.
 template <class T>
@@ -46,7 +41,7 @@ __global__ void tangent_kernel(GpuModel m, ChunkRef c, const int* nbr, const dou
   double dd[3];
   for (int p = 0; p < 3; ++p) dd[p] = -(u[3 * j + p] - u[3 * i + p]) - (V[3 * p] * d.x + V[3 * p + 1] * d.y + V[3 * p + 2] * d.z);
   double R[4], dR[4][3];
-  dp::env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
+  env_row(d, m.env_protection, m.rcut_smth, m.rcut, R, dR);
   const double* sd = dstd + (static_cast<long>(c.ti) * m.nnei + slot) * 4;
   for (int k = 0; k < 4; ++k) out[k] = static_cast<T>((dR[k][0] * dd[0] + dR[k][1] * dd[1] + dR[k][2] * dd[2]) / sd[k]);
 }
@@ -97,32 +92,6 @@ __global__ void dual_descriptor_kernel(GpuModel m, ChunkRef c, const T* rhat, co
     D[p] = s;
     dD[p] = ds;
   }
-}
-
-// Reverse through one layer's activation: from G = [gy; h] (2R x out) to gZ = [gz; gz'] and, when
-// T is given, the timestep term gy act + h act' z' (R x out).
-template <class T>
-__global__ void dual_back_kernel(long R, LayerRef<T, T> L, const T* Z, const T* G, T* gZ, T* timestep) {
-  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  const long n = R * L.out;
-  if (e >= n) return;
-  const int o = static_cast<int>(e % L.out);
-  const T z = Z[e] + L.b[o], dz = Z[n + e], s = L.idt ? L.idt[o] : T(1);
-  const T a1 = dp::activate_derivative(L.act, z), a2 = T(dp::activate_second_derivative(L.act, double(z)));
-  const T gy = G[e], h = G[n + e];
-  gZ[e] = (gy * a1 + h * a2 * dz) * s;
-  gZ[n + e] = h * a1 * s;
-  if (timestep) timestep[e] = gy * dp::activate(L.act, z) + h * a1 * dz;
-}
-
-// The residual's share of the gradient at a layer's input: gX += G through x -> y (both halves).
-template <class T>
-__global__ void residual_back_kernel(long rows, LayerRef<T, T> L, const T* G, T* gX) {
-  const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (e >= rows * L.in) return;
-  const long r = e / L.in;
-  const int q = static_cast<int>(e % L.in);
-  gX[e] += G[r * L.out + q] + (L.residual == 2 ? G[r * L.out + q + L.in] : T(0));
 }
 
 // One block per atom: from dPhi/dD (gD, row a) and dPhi/dD' (row nc + a) to dPhi/d(gr) and
@@ -186,39 +155,4 @@ __global__ void energy_kernel(int nc, double bias, const T* y, double* total) {
   if (threadIdx.x == 0) atomicAdd(total, part[0]);
 }
 
-// Adam on the gradient summed over `frames` frames (the same arithmetic as the CPU trainer), on the
-// double master parameters p; pt gets their copy in the compute precision.
-template <class T>
-__global__ void adam_kernel(long n, double* p, T* pt, const T* g, double* m, double* v, double frames, double lr,
-                            double c1, double c2) {
-  const long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (k >= n) return;
-  const double b1 = 0.9, b2 = 0.999, eps = 1e-8, grad = static_cast<double>(g[k]) / frames;
-  m[k] = b1 * m[k] + (1 - b1) * grad;
-  v[k] = b2 * v[k] + (1 - b2) * grad * grad;
-  p[k] -= lr * (m[k] / c1) / (sqrt(v[k] / c2) + eps);
-  pt[k] = static_cast<T>(p[k]);
-}
-
-// cuBLAS in T: gW (in x out, row-major) += X^T gZ over k rows, and y (n) += A^T 1 (the column sums of
-// A, k rows x n, row-major).
-inline void weight_gradient(cublasHandle_t h, int out, int in, int k, const double* gZ, const double* x, double* gW) {
-  const double one = 1.0;
-  dp::cublas_check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, out, in, k, &one, gZ, out, x, in, &one, gW, out),
-                   "weight gradient");
-}
-inline void weight_gradient(cublasHandle_t h, int out, int in, int k, const float* gZ, const float* x, float* gW) {
-  const float one = 1.0f;
-  dp::cublas_check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, out, in, k, &one, gZ, out, x, in, &one, gW, out),
-                   "weight gradient");
-}
-inline void column_sums(cublasHandle_t h, int n, int k, const double* a, const double* ones, double* y) {
-  const double one = 1.0;
-  dp::cublas_check(cublasDgemv(h, CUBLAS_OP_N, n, k, &one, a, n, ones, 1, &one, y, 1), "bias gradient");
-}
-inline void column_sums(cublasHandle_t h, int n, int k, const float* a, const float* ones, float* y) {
-  const float one = 1.0f;
-  dp::cublas_check(cublasSgemv(h, CUBLAS_OP_N, n, k, &one, a, n, ones, 1, &one, y, 1), "bias gradient");
-}
-
-}  // namespace quasar::train::kernels
+}  // namespace quasar::dp::train_kernels

@@ -1,12 +1,10 @@
-#include "quasar/train/dual_net.hpp"
+#include "quasar/nn/dual_net.hpp"
 
 #include <algorithm>
 
-namespace quasar::train {
+namespace quasar::nn {
 
-using dp::Layer;
-
-void NetworkGrad::zero_like(const dp::Network& n) {
+void NetworkGrad::zero_like(const Network& n) {
   w.resize(n.layers.size());
   b.resize(n.layers.size());
   idt.resize(n.layers.size());
@@ -25,7 +23,7 @@ void NetworkGrad::add(const NetworkGrad& o, double scale) {
   }
 }
 
-void dual_forward(const dp::Network& n, const double* x, const double* dx, DualTrace& t, std::vector<double>& y,
+void dual_forward(const Network& n, const double* x, const double* dx, DualTrace& t, std::vector<double>& y,
                   std::vector<double>& dy) {
   const std::size_t L = n.layers.size();
   t.x.resize(L);
@@ -54,8 +52,8 @@ void dual_forward(const dp::Network& n, const double* x, const double* dx, DualT
     const int res = ly.residual();
     for (int o = 0; o < ly.out; ++o) {
       const double s = ly.idt.empty() ? 1.0 : ly.idt[o];
-      y[o] = dp::activate(ly.act, z[o]) * s;
-      dy[o] = dp::activate_derivative(ly.act, z[o]) * dz[o] * s;
+      y[o] = activate(ly.act, z[o]) * s;
+      dy[o] = activate_derivative(ly.act, z[o]) * dz[o] * s;
       if (res) {
         const int q = res == 1 ? o : o % ly.in;
         y[o] += t.x[l][q];
@@ -65,7 +63,7 @@ void dual_forward(const dp::Network& n, const double* x, const double* dx, DualT
   }
 }
 
-void dual_backward(const dp::Network& n, const DualTrace& t, const double* gy, const double* gdy, NetworkGrad& g,
+void dual_backward(const Network& n, const DualTrace& t, const double* gy, const double* gdy, NetworkGrad& g,
                    double* gx, double* gdx) {
   std::vector<double> go(gy, gy + n.out_dim()), gdo(gdy, gdy + n.out_dim()), gi, gdi, gz, gdz;
   for (std::size_t l = n.layers.size(); l-- > 0;) {
@@ -82,14 +80,14 @@ void dual_backward(const dp::Network& n, const DualTrace& t, const double* gy, c
         gi[q] += go[o];
         gdi[q] += gdo[o];
       }
-      const double f1 = dp::activate_derivative(ly.act, z[o]);
+      const double f1 = activate_derivative(ly.act, z[o]);
       double ga = go[o], gda = gdo[o];
       if (!ly.idt.empty()) {
-        g.idt[l][o] += ga * dp::activate(ly.act, z[o]) + gda * f1 * dz[o];
+        g.idt[l][o] += ga * activate(ly.act, z[o]) + gda * f1 * dz[o];
         ga *= ly.idt[o];
         gda *= ly.idt[o];
       }
-      gz[o] = ga * f1 + gda * dp::activate_second_derivative(ly.act, z[o]) * dz[o];
+      gz[o] = ga * f1 + gda * activate_second_derivative(ly.act, z[o]) * dz[o];
       gdz[o] = gda * f1;
       g.b[l][o] += gz[o];
     }
@@ -112,4 +110,4 @@ void dual_backward(const dp::Network& n, const DualTrace& t, const double* gy, c
   if (gdx) std::copy(gdo.begin(), gdo.end(), gdx);
 }
 
-}  // namespace quasar::train
+}  // namespace quasar::nn

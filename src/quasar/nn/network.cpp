@@ -1,11 +1,11 @@
-#include "quasar/potential/dp/network.hpp"
+#include "quasar/nn/network.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "quasar/core/error.hpp"
 
-namespace quasar::dp {
+namespace quasar::nn {
 
 Activation parse_activation(const std::string& name) {
   if (name == "tanh") return Activation::Tanh;
@@ -141,4 +141,4 @@ void Network::forward_scalar(double x, std::vector<double>& y, std::vector<doubl
   }
 }
 
-}  // namespace quasar::dp
+}  // namespace quasar::nn

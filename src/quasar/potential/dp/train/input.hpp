@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace quasar::train {
+namespace quasar::dp {
 
 struct TrainInput {
   // model
@@ -40,4 +40,4 @@ struct TrainInput {
 TrainInput parse_train_input(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 TrainInput read_train_input(const std::string& path);
 
-}  // namespace quasar::train
+}  // namespace quasar::dp

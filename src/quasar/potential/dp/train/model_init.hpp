@@ -6,18 +6,18 @@
 #include "quasar/core/structure.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/potential/dp/model.hpp"
-#include "quasar/train/input.hpp"
+#include "quasar/potential/dp/train/input.hpp"
 
-namespace quasar::train {
+namespace quasar::dp {
 
 // Weights N(0, 1/sqrt(in + out)), biases N(0, 1), timesteps N(0.1, 0.001), seeded by the input;
 // embedding layers and hidden fitting layers residual where the widths allow; last layer linear.
-dp::DpModel make_model(const TrainInput& in);
+DpModel make_model(const TrainInput& in);
 
 // Environment statistics over the frames (every slot of every atom, padding included, as
 // DeePMD-kit): davg = [mean of R0, 0, 0, 0], dstd = [std of R0, std of R1..3 (three times)],
 // at least 1e-2. The energy bias per type: least squares, on the frames' type counts, of their
 // energies minus what the initial networks give.
-void set_statistics(dp::DpModel& model, const std::vector<const Structure*>& frames, Backend backend = Backend::Cpu);
+void set_statistics(DpModel& model, const std::vector<const Structure*>& frames, Backend backend = Backend::Cpu);
 
-}  // namespace quasar::train
+}  // namespace quasar::dp

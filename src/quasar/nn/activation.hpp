@@ -1,10 +1,10 @@
 #pragma once
-// The activation functions DeePMD-kit writes, for the CPU networks and the kernels alike.
+// Activation functions of the networks (every one DeePMD-kit writes), for CPU networks and kernels alike.
 #include <cmath>
 
 #include "quasar/core/hd.hpp"
 
-namespace quasar::dp {
+namespace quasar::nn {
 
 enum class Activation { Tanh, Relu, Relu6, Gelu, GeluTf, Softplus, Sigmoid, Silu, Linear };
 
@@ -85,4 +85,4 @@ QUASAR_HD double activate_second_derivative(Activation a, double x) {
   return (activate_derivative(a, x + h) - activate_derivative(a, x - h)) / (2 * h);
 }
 
-}  // namespace quasar::dp
+}  // namespace quasar::nn

@@ -1,4 +1,4 @@
-#include "quasar/train/input.hpp"
+#include "quasar/potential/dp/train/input.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,10 @@
 #include <set>
 
 #include "quasar/core/error.hpp"
-#include "quasar/potential/dp/network.hpp"
+#include "quasar/nn/network.hpp"
 #include "quasar/potential/potential.hpp"
 
-namespace quasar::train {
+namespace quasar::dp {
 
 namespace {
 
@@ -120,7 +120,7 @@ struct Section {
   std::string activation(const std::string& k) const {
     const std::string a = string(k, "tanh");
     try {
-      dp::parse_activation(a);
+      nn::parse_activation(a);
     } catch (const Error& e) {
       fail(k, e.what());
     }
@@ -306,4 +306,4 @@ TrainInput read_train_input(const std::string& path) {
   return parse_train_input(root, path, std::filesystem::path(path).parent_path().string());
 }
 
-}  // namespace quasar::train
+}  // namespace quasar::dp

@@ -1,10 +1,13 @@
-/* pair_style quasar/dp MODEL [device auto|cpu|cuda] [precision double|mixed32|mixed16]
-   pair_coeff * * NAME_OF_TYPE_1 NAME_OF_TYPE_2 ...   (names from the model's type_map)
+/* pair_style quasar MODEL [device auto|cpu|cuda] [precision double|mixed32|mixed16]
+   pair_coeff * * NAME_OF_TYPE_1 NAME_OF_TYPE_2 ...   (names the model knows: elements, type_map)
+   (pair_style quasar/dp is the same style.)
 
-   Each rank evaluates the model for its local atoms as centres, with LAMMPS's ghost atoms as
-   their neighbours (quasar::GhostEvaluator): forces and per-atom virials of ghosts go back to
-   LAMMPS, which sums them onto their owners (newton pair on). Needs metal units. */
-#include "pair_quasar_dp.h"
+   MODEL is any model Quasar reads whose families support ghost atoms: a Deep Potential, an EAM
+   file, a TOML file of [potential] tables (a force field of several terms). Each rank evaluates the
+   model for its local atoms as centres, with LAMMPS's ghost atoms as their neighbours
+   (quasar::GhostEvaluator): forces and per-atom virials of ghosts go back to LAMMPS, which sums them
+   onto their owners (newton pair on). Needs metal units. */
+#include "pair_quasar.h"
 
 #include <mpi.h>
 
@@ -24,7 +27,7 @@
 
 using namespace LAMMPS_NS;
 
-PairQuasarDP::PairQuasarDP(LAMMPS *lmp) : Pair(lmp)
+PairQuasar::PairQuasar(LAMMPS *lmp, const char *style_name) : Pair(lmp), style(style_name)
 {
   single_enable = 0;
   restartinfo = 0;
@@ -34,7 +37,7 @@ PairQuasarDP::PairQuasarDP(LAMMPS *lmp) : Pair(lmp)
   centroidstressflag = CENTROID_NOTAVAIL;
 }
 
-PairQuasarDP::~PairQuasarDP()
+PairQuasar::~PairQuasar()
 {
   if (allocated) {
     memory->destroy(setflag);
@@ -42,7 +45,7 @@ PairQuasarDP::~PairQuasarDP()
   }
 }
 
-void PairQuasarDP::allocate()
+void PairQuasar::allocate()
 {
   allocated = 1;
   const int n = atom->ntypes;
@@ -52,15 +55,15 @@ void PairQuasarDP::allocate()
     for (int j = i; j <= n; j++) setflag[i][j] = 0;
 }
 
-void PairQuasarDP::settings(int narg, char **arg)
+void PairQuasar::settings(int narg, char **arg)
 {
   if (narg < 1 || narg % 2 == 0)
-    error->all(FLERR, "Illegal pair_style quasar/dp command: quasar/dp MODEL [device D] [precision P]");
+    error->all(FLERR, "Illegal pair_style " + style + " command: " + style + " MODEL [device D] [precision P]");
   std::string device = "auto", precision = "double";
   for (int k = 1; k < narg; k += 2) {
     if (strcmp(arg[k], "device") == 0) device = arg[k + 1];
     else if (strcmp(arg[k], "precision") == 0) precision = arg[k + 1];
-    else error->all(FLERR, std::string("Unknown pair_style quasar/dp keyword: ") + arg[k]);
+    else error->all(FLERR, "Unknown pair_style " + style + " keyword: " + arg[k]);
   }
   // One GPU per rank of a node.
   MPI_Comm node;
@@ -71,39 +74,40 @@ void PairQuasarDP::settings(int narg, char **arg)
   try {
     engine.reset(new quasar::GhostEvaluator(arg[0], device, precision, local_rank));
   } catch (const std::exception &e) {
-    error->all(FLERR, std::string("pair_style quasar/dp: ") + e.what());
+    error->all(FLERR, "pair_style " + style + ": " + e.what());
   }
 }
 
-void PairQuasarDP::coeff(int narg, char **arg)
+void PairQuasar::coeff(int narg, char **arg)
 {
   if (!allocated) allocate();
   const int n = atom->ntypes;
   if (narg != 2 + n || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
-    error->all(FLERR, "Incorrect args for pair_coeff quasar/dp: * * followed by one model type name for each of the " +
-                          std::to_string(n) + " atom types");
+    error->all(FLERR, "Incorrect args for pair_coeff " + style +
+                          ": * * followed by one model type name for each of the " + std::to_string(n) +
+                          " atom types");
   try {
     engine->set_type_names(std::vector<std::string>(arg + 2, arg + 2 + n));
   } catch (const std::exception &e) {
-    error->all(FLERR, std::string("pair_coeff quasar/dp: ") + e.what());
+    error->all(FLERR, "pair_coeff " + style + ": " + e.what());
   }
   for (int i = 1; i <= n; i++)
     for (int j = i; j <= n; j++) setflag[i][j] = 1;
 }
 
-void PairQuasarDP::init_style()
+void PairQuasar::init_style()
 {
-  if (strcmp(update->unit_style, "metal") != 0) error->all(FLERR, "Pair style quasar/dp requires metal units");
-  if (force->newton_pair == 0) error->all(FLERR, "Pair style quasar/dp requires newton pair on");
+  if (strcmp(update->unit_style, "metal") != 0) error->all(FLERR, "Pair style " + style + " requires metal units");
+  if (force->newton_pair == 0) error->all(FLERR, "Pair style " + style + " requires newton pair on");
   // No LAMMPS neighbour list: Quasar lists the local and ghost atoms itself.
 }
 
-double PairQuasarDP::init_one(int, int)
+double PairQuasar::init_one(int, int)
 {
   return engine->cutoff();
 }
 
-void PairQuasarDP::compute(int eflag, int vflag)
+void PairQuasar::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
   try {
@@ -111,6 +115,6 @@ void PairQuasarDP::compute(int eflag, int vflag)
                     eflag_global ? &eng_vdwl : nullptr, vflag_global ? virial : nullptr,
                     eflag_atom ? eatom : nullptr, vflag_atom ? vatom : nullptr);
   } catch (const std::exception &e) {
-    error->one(FLERR, std::string("pair quasar/dp: ") + e.what());
+    error->one(FLERR, "pair " + style + ": " + e.what());
   }
 }
