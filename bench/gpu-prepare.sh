@@ -17,6 +17,14 @@ strip "${bins[@]}"  # the carry to the device is limited to 64 MB
 # QUASAR_GPU_LAMMPS=0 leaves LAMMPS out (its libraries are most of the carry).
 # The EAM files the tests read (small), with or without LAMMPS.
 cp /usr/share/lammps/potentials/{Cu_u3.eam,Cu_mishin1.eam.alloy,CuNi.eam.alloy,AlCu.eam.alloy} .gpu/potentials/ 2>/dev/null || true
+# QUASAR_GPU_BASELINE=PATH: another build's bench_md_bench (an earlier commit's) travels as
+# .gpu/base/bench_md_bench, for bench/before-after.sh in the same device call.
+if [ -n "${QUASAR_GPU_BASELINE:-}" ]; then
+  mkdir -p .gpu/base
+  cp "$QUASAR_GPU_BASELINE" .gpu/base/bench_md_bench
+  strip .gpu/base/bench_md_bench
+  bins+=(.gpu/base/bench_md_bench)
+fi
 if [ "${QUASAR_GPU_LAMMPS:-1}" = 1 ] && command -v lmp >/dev/null; then
   cp /usr/bin/lmp .gpu/bin/
   bins+=(/usr/bin/lmp)
