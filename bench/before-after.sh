@@ -12,6 +12,7 @@ out=${OUT:-/tmp/quasar-gpu}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:${LD_LIBRARY_PATH:-}
 export QUASAR_DP_WATER=${QUASAR_DP_WATER:-$PWD/.gpu/shared/reference/deepmd/bench/water-se_e2_a-bench.dp}
+export QUASAR_WATER_DATA=${QUASAR_WATER_DATA:-$PWD/.gpu/shared/reference/deepmd/water-data/data_0}
 [ -d .gpu/potentials ] && export QUASAR_LAMMPS_POTENTIALS=$PWD/.gpu/potentials
 log=$out/before-after.log
 : > "$log"

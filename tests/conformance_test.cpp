@@ -14,6 +14,7 @@
 #include <numeric>
 #include <random>
 
+#include "quasar/device/fixed_point.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/bonded/bonded_term.hpp"
@@ -285,9 +286,12 @@ TEST_P(Conformance, BackendsAgree) {
       da.add(g.atom_energy[i], c.atom_energy[i]);
     }
     for (int k = 0; k < 9; ++k) dw.add(g.virial(k / 3, k % 3) / scale, c.virial(k / 3, k % 3) / scale);
-    EXPECT_TRUE(de.within(c_->tol.gpu));
+    // Deterministic totals are fixed-point sums of block sums, each rounded to 2^-28 eV (3.7e-9 eV):
+    // eight units on top (the H100 measured 9.5e-10 eV for LJ, 1.5e-11 relative for EAM and the melt).
+    const double total_tol = c_->tol.gpu + (deterministic ? 8.0 / device::fixed_scale::kTotal / scale : 0.0);
+    EXPECT_TRUE(de.within(total_tol));
     EXPECT_TRUE(df.within(c_->tol.gpu));
-    EXPECT_TRUE(dw.within(c_->tol.gpu));
+    EXPECT_TRUE(dw.within(total_tol));
     EXPECT_TRUE(da.within(c_->tol.gpu));
   }
 }
