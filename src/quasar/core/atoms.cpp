@@ -43,7 +43,7 @@ AtomState::AtomState(Backend backend, const Structure& s, int n_local)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
       id(backend), index_of(backend), system(backend), system_box(backend), system_offset(backend),
-      system_temperature(backend), system_stream(backend), backend_(backend) {
+      system_temperature(backend), system_stream(backend), system_active(backend), backend_(backend) {
   load(s, n_local);
 }
 
@@ -51,7 +51,7 @@ AtomState::AtomState(Backend backend, std::span<const Structure> systems)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
       id(backend), index_of(backend), system(backend), system_box(backend), system_offset(backend),
-      system_temperature(backend), system_stream(backend), backend_(backend) {
+      system_temperature(backend), system_stream(backend), system_active(backend), backend_(backend) {
   load(systems);
 }
 
@@ -182,8 +182,9 @@ void AtomState::load_systems(std::span<const Structure> systems, int n_local) {
     system_offset.assign(offsets_);
     system_temperature.assign(std::vector<double>(systems.size(), 0.0));
     system_stream.assign(column<std::uint64_t>(systems.size(), [](std::size_t k) { return static_cast<std::uint64_t>(k); }));
+    system_active.assign(std::vector<int>(systems.size(), 1));
   } else {
-    for (Array<int>* a : {&system, &system_offset}) a->resize(0);
+    for (Array<int>* a : {&system, &system_offset, &system_active}) a->resize(0);
     system_box.resize(0);
     system_temperature.resize(0);
     system_stream.resize(0);

@@ -138,12 +138,14 @@ class AtomState {
   Array<int> index_of;  // input index -> current index (the inverse of id), kept through sorting
   // Batches (empty for one system): each atom's system, each system's cell on the backend, the
   // offsets on the backend, and per system what an ensemble driver needs: a target temperature
-  // (K) and a random stream (the seed its numbers are drawn with).
+  // (K), a random stream (the seed its numbers are drawn with) and whether it still moves (1; 0:
+  // finished, the integrators leave its atoms as they are). Loading sets 0 K, stream s and 1.
   Array<int> system;
   Array<Box> system_box;
   Array<int> system_offset;
   Array<double> system_temperature;
   Array<std::uint64_t> system_stream;
+  Array<int> system_active;
   // Recomputes index_of after id was assigned directly (checkpoints); permute and load keep it.
   void update_index_of();
 
