@@ -1,0 +1,258 @@
+// The ensemble driver (md/ensemble.hpp): many independent systems integrated together.
+//   each system of an ensemble against the same system run alone by md::Simulation with its seed and
+//   temperature: NVE, Langevin and Bussi, systems of different sizes, with and without a cell, with
+//   list rebuilds and re-sorting (bit for bit on the CPU; to a stated tolerance on the GPU);
+//   per-system canonical statistics (Bussi, two temperatures); energy conservation per system;
+//   finished systems stay frozen while the others move on; the stop rule; faults that stop the run
+//   or only their system; restarts bit for bit; bad input.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "quasar/md/ensemble.hpp"
+#include "quasar/md/simulation.hpp"
+#include "test_systems.hpp"
+
+namespace quasar {
+namespace {
+
+md::MdSettings quiet(const std::string& integrator, long steps, double dt_fs, double temperature) {
+  md::MdSettings s;
+  s.integrator.kind = integrator;
+  s.integrator.dt = dt_fs * 1e-3;
+  s.integrator.temperature = temperature;
+  s.integrator.tau_t = 0.2;
+  s.steps = steps;
+  s.output.progress = false;
+  s.output.thermo_screen = false;
+  s.output.thermo_every = steps > 0 ? steps : 1;
+  s.skin = 0.4;  // small: the lists rebuild every few tens of steps, at different steps in each system
+  s.sort_every = 70;
+  return s;
+}
+
+ForceField argon() { return ForceField(std::shared_ptr<Potential>(test::argon_lj(8.0))); }
+
+// Systems of different sizes: clusters without a cell and a small periodic crystal (32 atoms in a
+// sheared cell narrower than twice the cutoff).
+std::vector<Structure> mixed_systems() {
+  std::vector<Structure> out = {test::argon_cluster(6, 1), test::argon_cluster(13, 2), test::argon_cluster(4, 3)};
+  out.push_back(test::distorted_fcc({2, 2, 2}, 5.4, 0.05, 0.05, 4, {"Ar"}));
+  out.push_back(test::argon_cluster(9, 5));
+  return out;
+}
+
+class EnsembleTest : public testing::TestWithParam<Backend> {
+ protected:
+  bool gpu() const { return GetParam() == Backend::Cuda; }
+};
+
+// Each system of the ensemble against the system alone: positions and velocities after `steps`
+// steps, and the thermo of the last step (temperature, per-term and total potential energy,
+// conserved quantity).
+void expect_each_as_alone(const std::string& integrator, Backend backend, long steps, double tolerance) {
+  const std::vector<Structure> systems = mixed_systems();
+  md::MdSettings st = quiet(integrator, steps, 5.0, 60);
+  md::EnsembleSettings es;
+  es.temperatures = {40, 60, 80, 50, 70};
+  es.seeds = {11, 12, 13, 14, 15};
+  md::Ensemble ens(systems, argon(), st, es, backend);
+  ens.run();
+  const std::vector<Structure> got = ens.structures();
+  const md::EnsembleThermo thermo = ens.thermo();
+  test::MaxError dx("ensemble - alone: positions (Å), " + integrator),
+      dv("ensemble - alone: velocities (Å/ps), " + integrator),
+      de("ensemble - alone: energies, relative to |pe|, " + integrator);
+  for (std::size_t k = 0; k < systems.size(); ++k) {
+    md::MdSettings one = st;
+    one.integrator.temperature = es.temperatures[k];
+    one.integrator.seed = es.seeds[k];
+    md::Simulation alone(systems[k], argon(), one, backend);
+    alone.run();
+    const Structure want = alone.atoms().to_structure();
+    ASSERT_EQ(got[k].size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        dx.add(got[k].positions[i][c], want.positions[i][c]);
+        dv.add(got[k].velocities[i][c], want.velocities[i][c]);
+      }
+    const md::Thermo t = alone.thermo();
+    const md::SystemThermo& e = thermo.systems[k];
+    const double scale = std::max(1e-3, std::abs(t.potential));
+    de.add(e.potential / scale, t.potential / scale);
+    de.add(e.kinetic / scale, t.kinetic / scale);
+    de.add(e.conserved / scale, t.conserved / scale);
+    de.add(e.temperature / t.temperature, 1.0);
+    EXPECT_TRUE(e.active);
+  }
+  EXPECT_TRUE(dx.within(tolerance));
+  EXPECT_TRUE(dv.within(tolerance));
+  // The thermo's sums are per-atom parts in the ensemble, the potential's own totals alone.
+  EXPECT_TRUE(de.within(1e-12));
+}
+
+// On the CPU every system follows its lone run bit for bit. On the GPU the pair sums of a batch
+// and of one system are the same operations in a possibly different order of atomic additions, and
+// the trajectories of chaotic clusters spread such differences.
+TEST_P(EnsembleTest, NveEqualsEachSystemAlone) { expect_each_as_alone("nve", GetParam(), 300, gpu() ? 1e-9 : 0.0); }
+TEST_P(EnsembleTest, LangevinEqualsEachSystemAlone) {
+  expect_each_as_alone("langevin", GetParam(), 300, gpu() ? 1e-9 : 0.0);
+}
+TEST_P(EnsembleTest, BussiEqualsEachSystemAlone) { expect_each_as_alone("bussi", GetParam(), 300, gpu() ? 1e-9 : 0.0); }
+
+// Finished systems keep their positions and velocities to the bit while the others go on, and the
+// others still follow their lone runs.
+TEST_P(EnsembleTest, FinishedSystemsStayFrozen) {
+  const std::vector<Structure> systems = mixed_systems();
+  md::MdSettings st = quiet("langevin", 200, 5.0, 60);
+  md::Ensemble ens(systems, argon(), st, {}, GetParam());
+  ens.run_to(100);
+  ens.finish({1, 3});
+  EXPECT_EQ(ens.num_active(), 3);
+  const std::vector<Structure> at_100 = ens.structures();
+  ens.run_to(200);
+  const std::vector<Structure> at_200 = ens.structures();
+  for (int k : {1, 3})
+    for (std::size_t i = 0; i < at_100[k].size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(at_200[k].positions[i][c], at_100[k].positions[i][c]) << "system " << k << " atom " << i;
+        ASSERT_EQ(at_200[k].velocities[i][c], at_100[k].velocities[i][c]) << "system " << k << " atom " << i;
+      }
+  test::MaxError dx("ensemble with finished systems - alone: positions (Å)");
+  for (int k : {0, 2, 4}) {
+    md::MdSettings one = st;
+    one.integrator.seed = st.integrator.seed + static_cast<uint64_t>(k);
+    md::Simulation alone(systems[k], argon(), one, GetParam());
+    alone.run();
+    const Structure want = alone.atoms().to_structure();
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (int c = 0; c < 3; ++c) dx.add(at_200[k].positions[i][c], want.positions[i][c]);
+    EXPECT_GT(std::abs(at_200[k].positions[0].x - at_100[k].positions[0].x), 1e-3) << "system " << k << " did not move";
+  }
+  EXPECT_TRUE(dx.within(gpu() ? 1e-9 : 0.0));
+  const md::EnsembleThermo t = ens.thermo();
+  EXPECT_FALSE(t.systems[1].active);
+  EXPECT_TRUE(t.systems[0].active);
+  EXPECT_THROW(ens.finish({5}), Error);
+}
+
+// Two argon atoms flying apart: the stop rule finishes their system at the first test after they
+// are 10 Å apart; bound clusters go on; a run whose systems have all finished ends early.
+TEST_P(EnsembleTest, StopRuleFinishesSystemsThatFlewApart) {
+  Structure pair = test::argon_cluster(2, 7, 3.8, 0.0);
+  pair.velocities = {{-8.0, 0, 0}, {8.0, 0, 0}};
+  Structure cluster = test::argon_cluster(6, 8);
+  cluster.velocities.assign(cluster.size(), Vec3{});
+  md::MdSettings st = quiet("nve", 2000, 2.0, 0);
+  st.init_velocities = false;
+  md::EnsembleSettings es;
+  es.stop_distance = 10.0;
+  es.stop_every = 10;
+  md::Ensemble ens({pair, cluster, pair}, argon(), st, es, GetParam());
+  ens.run_to(400);
+  ASSERT_EQ(ens.active(), (std::vector<char>{0, 1, 0}));
+  const Structure done = ens.structures()[0];
+  const double apart = std::sqrt(norm2(done.positions[1] - done.positions[0]));
+  test::print_measured("separation when the pair was finished (Å)", apart);
+  // 16 Å/ps apart, tested every 10 steps of 2 fs: at most 0.32 Å past the stop distance.
+  EXPECT_GT(apart, 10.0);
+  EXPECT_LT(apart, 10.4);
+  ens.finish({1});
+  ens.run_to(2000);
+  EXPECT_EQ(ens.step(), 400) << "a run whose systems have all finished goes no further";
+}
+
+// A fault stops the run naming the system and atom, or with finish_on_fault only its system: the
+// other systems go on exactly as alone.
+TEST_P(EnsembleTest, FaultsStopTheRunOrOnlyTheirSystem) {
+  std::vector<Structure> systems = mixed_systems();
+  systems[2].positions[1] = systems[2].positions[0] + Vec3{1.0, 0, 0};  // far inside the repulsive wall
+  md::MdSettings st = quiet("nve", 100, 5.0, 60);
+  st.output.thermo_every = 10;
+  {
+    md::Ensemble ens(systems, argon(), st, {}, GetParam());
+    try {
+      ens.run();
+      ADD_FAILURE() << "the run went on past a fault";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("of system 2"), std::string::npos) << what;
+      EXPECT_NE(what.find("at step 1"), std::string::npos) << what;
+    }
+  }
+  md::EnsembleSettings es;
+  es.finish_on_fault = true;
+  md::Ensemble ens(systems, argon(), st, es, GetParam());
+  ens.run();
+  ASSERT_EQ(ens.faults().size(), 1u);
+  EXPECT_EQ(ens.faults()[0].system, 2);
+  EXPECT_EQ(ens.faults()[0].step, 1);
+  EXPECT_NE(ens.faults()[0].message.find("of system 2"), std::string::npos) << ens.faults()[0].message;
+  EXPECT_EQ(ens.active(), (std::vector<char>{1, 1, 0, 1, 1}));
+  const std::vector<Structure> got = ens.structures();
+  test::MaxError dx("ensemble with a faulted system - alone: positions (Å)");
+  for (int k : {0, 1, 3, 4}) {
+    md::MdSettings one = st;
+    one.integrator.seed = st.integrator.seed + static_cast<uint64_t>(k);
+    md::Simulation alone(systems[k], argon(), one, GetParam());
+    alone.run();
+    const Structure want = alone.atoms().to_structure();
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (int c = 0; c < 3; ++c) dx.add(got[k].positions[i][c], want.positions[i][c]);
+  }
+  EXPECT_TRUE(dx.within(gpu() ? 1e-9 : 0.0));
+  for (const Vec3& r : got[2].positions) EXPECT_TRUE(std::isfinite(r.x + r.y + r.z));
+}
+
+// 40 Langevin steps with a finished system, re-sorted inside both halves, against 20 + a restart
+// for 20 more (both runs write the checkpoint at step 20, which rebuilds the lists). On the GPU with
+// deterministic sums.
+TEST_P(EnsembleTest, RestartIsBitForBit) {
+  const auto dir = test::scratch_dir("ensemble-restart");
+  const std::vector<Structure> systems = mixed_systems();
+  md::MdSettings st = quiet("langevin", 40, 5.0, 60);
+  st.sort_every = 15;
+  st.skin = 0.2;
+  st.deterministic = gpu();
+  st.output.checkpoint = (dir / "full.chk").string();
+  st.output.checkpoint_every = 20;
+  st.output.thermo_every = 10;
+  md::EnsembleSettings es;
+  es.temperatures = {40, 60, 80, 50, 70};
+  md::Ensemble full(systems, argon(), st, es, GetParam());
+  full.run_to(10);
+  full.finish({3});
+  full.run_to(40);
+  md::MdSettings first = st;
+  first.output.checkpoint = (dir / "half.chk").string();
+  md::Ensemble a(systems, argon(), first, es, GetParam());
+  a.run_to(10);
+  a.finish({3});
+  a.run_to(20);
+  md::MdSettings second = st;
+  second.restart = first.output.checkpoint;
+  second.output.checkpoint.clear();
+  md::Ensemble b(systems, argon(), second, es, GetParam());
+  EXPECT_EQ(b.step(), 20);
+  EXPECT_EQ(b.active(), (std::vector<char>{1, 1, 1, 0, 1}));
+  b.run_to(40);
+  const std::vector<Structure> want = full.structures(), got = b.structures();
+  for (std::size_t k = 0; k < want.size(); ++k)
+    for (std::size_t i = 0; i < want[k].size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(got[k].positions[i][c], want[k].positions[i][c]) << "system " << k << " atom " << i;
+        ASSERT_EQ(got[k].velocities[i][c], want[k].velocities[i][c]) << "system " << k << " atom " << i;
+      }
+  const md::EnsembleThermo tb = b.thermo(), tf = full.thermo();
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(tb.systems[k].potential, tf.systems[k].potential) << "system " << k;
+    EXPECT_EQ(tb.systems[k].conserved, tf.systems[k].conserved) << "system " << k;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+QUASAR_INSTANTIATE_BACKENDS(EnsembleTest);
+
+}  // namespace
+}  // namespace quasar
