@@ -6,10 +6,13 @@
 //   finished systems stay frozen while the others move on; the stop rule; faults that stop the run
 //   or only their system; restarts bit for bit; bad input.
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 
+#include "quasar/io/extxyz.hpp"
 #include "quasar/md/ensemble.hpp"
 #include "quasar/md/simulation.hpp"
 #include "test_systems.hpp"
@@ -398,6 +401,99 @@ TEST(EnsembleInput, CheckpointsOfOtherRunsAreRefused) {
   md::Ensemble resumed(systems, argon(), r, {}, Backend::Cpu);
   EXPECT_EQ(resumed.step(), 10);
   std::filesystem::remove_all(dir);
+}
+
+// `quasar run` with an [ensemble] table: three molecules of a multi-frame file, each twice; the
+// per-system CSV, trajectories of two systems, the final structures, and a restart that ends where the
+// uninterrupted run ends. Bad tables end with an error naming the key.
+class EnsembleCli : public testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::scratch_dir("ensemble-cli"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  int quasar(const std::string& args, std::string* err = nullptr) {
+    const std::string cmd = "cd " + dir_.string() + " && " + test::binary_path("quasar") + " " + args +
+                            " > out.txt 2> err.txt";
+    const int status = std::system(cmd.c_str());
+    if (err) *err = text("err.txt");
+    return WEXITSTATUS(status);
+  }
+  std::string text(const std::string& name) {
+    std::ifstream in(dir_ / name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  void write(const std::string& name, const std::string& t) { std::ofstream(dir_ / name) << t; }
+  std::filesystem::path dir_;
+};
+
+std::string ensemble_input(const std::string& md, const std::string& ensemble, const std::string& output) {
+  return "[structure]\nfile = \"molecules.xyz\"\n[potential]\ntype = \"lj\"\ncutoff = 8.0\n"
+         "[potential.species.Ar]\nepsilon = 0.0104\nsigma = 3.405\n[md]\n" + md + "\n[ensemble]\n" + ensemble +
+         "\n[output]\nprogress = false\n" + output + "\n";
+}
+
+TEST_F(EnsembleCli, RunWritesEachSystemsOutputsAndRestarts) {
+  io::write_extxyz((dir_ / "molecules.xyz").string(),
+                   {test::argon_cluster(4, 1), test::argon_cluster(6, 2), test::argon_cluster(5, 3)});
+  const std::string md = "integrator = \"langevin\"\ntimestep_fs = 5\ntemperature_K = 40\nseed = 10";
+  const std::string ens = "copies = 2\ntemperatures_K = [30, 40, 50, 30, 40, 50]\nfinal_structures = \"final.xyz\"\n"
+                          "trajectory_systems = [0, 4]";
+  write("in.toml", ensemble_input(md + "\nsteps = 40", ens,
+                                  "thermo_every = 10\nthermo_csv = \"thermo.csv\"\ntrajectory = \"traj-{system}.xyz\"\n"
+                                  "trajectory_every = 20\ncheckpoint = \"e.chk\"\ncheckpoint_every = 20"));
+  std::string err;
+  ASSERT_EQ(quasar("run in.toml", &err), 0) << err;
+  EXPECT_NE(text("out.txt").find("ensemble of 6 systems, 30 atoms"), std::string::npos) << text("out.txt");
+  std::istringstream csv(text("thermo.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "step,time_ps,system,active,temp_K,ke_eV,pe_eV,etot_eV,conserved_eV,press_bar,vol_A3");
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 5 * 6);
+  EXPECT_EQ(io::read_extxyz((dir_ / "traj-0.xyz").string()).size(), 3u);
+  const std::vector<Structure> traj4 = io::read_extxyz((dir_ / "traj-4.xyz").string());
+  ASSERT_EQ(traj4.size(), 3u);
+  EXPECT_EQ(traj4[0].size(), 5u) << "system 4 is the first copy of the third molecule";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "traj-1.xyz"));
+  const std::vector<Structure> half = io::read_extxyz((dir_ / "final.xyz").string());
+  ASSERT_EQ(half.size(), 6u);
+  EXPECT_EQ(half[5].size(), 5u);
+  // 60 steps at once, and 40 + 20 from the checkpoint: the same final structures.
+  write("full.toml", ensemble_input(md + "\nsteps = 60", ens, "thermo_every = 10"));
+  ASSERT_EQ(quasar("run full.toml", &err), 0) << err;
+  const std::string full = text("final.xyz");
+  write("more.toml", ensemble_input(md + "\nsteps = 60\nrestart = \"e.chk\"", ens, "thermo_every = 10"));
+  std::filesystem::remove(dir_ / "final.xyz");
+  ASSERT_EQ(quasar("run more.toml", &err), 0) << err;
+  EXPECT_EQ(text("final.xyz"), full);
+}
+
+TEST_F(EnsembleCli, BadTablesNameTheirKey) {
+  io::write_extxyz((dir_ / "molecules.xyz").string(), {test::argon_cluster(4, 1), test::argon_cluster(6, 2)});
+  const std::string md = "integrator = \"nve\"\nsteps = 10";
+  const std::pair<std::string, std::string> cases[] = {
+      {ensemble_input(md, "seeds = [1, 2, 3]", ""), "'ensemble.seeds': expected one seed per system (2 systems)"},
+      {ensemble_input(md, "copy = 2", ""), "unknown key 'ensemble.copy'; valid keys in [ensemble]: copies"},
+      {ensemble_input(md, "temperatures_K = [1, 2, 3]", ""), "'ensemble.temperatures_K'"},
+      {ensemble_input(md, "on_fault = \"ignore\"", ""), "'ensemble.on_fault'"},
+      {ensemble_input(md, "trajectory_systems = [2]", ""), "'ensemble.trajectory_systems': system 2"},
+      {ensemble_input("integrator = \"npt\"", "", ""), "'md.integrator': an ensemble integrates with nve"},
+      {ensemble_input(md, "copies = 0", ""), "'ensemble.copies'"},
+  };
+  for (const auto& [input, want] : cases) {
+    write("bad.toml", input);
+    std::string err;
+    EXPECT_EQ(quasar("run bad.toml", &err), 1) << input;
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+  }
+  // One frame and no copies: one system is no ensemble.
+  io::write_extxyz((dir_ / "molecules.xyz").string(), {test::argon_cluster(4, 1)});
+  write("one.toml", ensemble_input(md, "stop_every = 10", ""));
+  std::string err;
+  EXPECT_EQ(quasar("run one.toml", &err), 1);
+  EXPECT_NE(err.find("'ensemble.copies': an ensemble needs at least two systems"), std::string::npos) << err;
 }
 
 QUASAR_INSTANTIATE_BACKENDS(EnsembleTest);

@@ -19,7 +19,7 @@ std::string number(double v, const char* format = "%.4g") {
 }
 }  // namespace
 
-FaultRecord::FaultRecord(Backend backend) : backend_(backend), words_(backend) {
+FaultRecord::FaultRecord(Backend backend) : backend_(backend), words_(backend), system_words_(backend) {
   if (backend == Backend::Cuda) words_.assign({~0ULL, ~0ULL});
 }
 
