@@ -30,7 +30,7 @@ int run_command(const std::vector<std::string>& argv) {
   const std::string path = a.positional[0];
   const toml::table root = parse_toml_file(path);
   const ConfigTable top{&root, path, ""};
-  top.allow_only({"structure", "potential", "md", "output", "neighbor", "ensemble", "device", "deterministic"});
+  top.allow_only({"structure", "potential", "md", "output", "neighbor", "device", "deterministic", "ensemble"});
   Backend backend = Backend::Cpu;
   try {
     backend = parse_backend(a.get("--device", top.get_string("device", "auto")));

@@ -64,7 +64,9 @@ void clean_finished(AtomState& atoms, const std::vector<char>& active, long step
 
 void Ensemble::write_checkpoint(const std::string& path) {
   const double skin = lists_.skin();
-  if (!ensemble_.finish_on_fault) integrator_->throw_if_faulted(atoms_, skin);
+  // Faults found since the last check: they stop the run, or finish their systems first.
+  if (ensemble_.finish_on_fault) retire_faulted();
+  else integrator_->throw_if_faulted(atoms_, skin);
   clean_finished(atoms_, active_, step_, skin, path);
   lists_.build(atoms_);  // wraps positions: the restarted run builds the same lists from them
   const int n = num_systems();
