@@ -130,6 +130,7 @@ void AtomState::load_systems(std::span<const Structure> systems, int n_local) {
   type_names_ = std::move(merged.names);
   type_masses_host_ = std::move(merged.masses);
   boxes_.clear();
+  ++cell_revision_;
   offsets_.assign(1, 0);
   // Every per-atom value in input order, the systems one after another.
   std::vector<double> px, py, pz, pvx, pvy, pvz, q;
@@ -222,6 +223,7 @@ void AtomState::fill_added(std::span<const Structure> systems) {
 
 void AtomState::set_box(int s, const Box& b) {
   boxes_.at(static_cast<std::size_t>(s)) = b;
+  ++cell_revision_;
   if (is_batch()) system_box.upload(&b, 1, static_cast<std::size_t>(s));
 }
 

@@ -88,6 +88,9 @@ class AtomState {
   bool is_batch() const { return num_systems() > 1; }
   const Box& box(int s) const { return boxes_[static_cast<std::size_t>(s)]; }
   void set_box(int s, const Box& b);
+  // Counts the changes of the cells (set_box, load), so that what depends on the cells alone (the
+  // neighbour list's cell grids) is made again only after one.
+  std::uint64_t cell_revision() const { return cell_revision_; }
   // num_systems() + 1 offsets: the atoms of system s are [offsets[s], offsets[s + 1]) in input order
   // and in every sorted order.
   const std::vector<int>& system_offsets() const { return offsets_; }
@@ -160,6 +163,7 @@ class AtomState {
   Backend backend_;
   int n_ = 0, n_local_ = 0;
   std::vector<Box> boxes_{Box{}};
+  std::uint64_t cell_revision_ = 0;
   std::vector<int> offsets_{0, 0};
   std::vector<std::string> type_names_;
   std::vector<double> type_masses_host_;

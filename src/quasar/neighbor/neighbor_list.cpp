@@ -81,6 +81,7 @@ void NeighborList::prepare(const AtomState& atoms) {
 
 // Each system's grid for its cell as it is now, and where its cells start.
 void NeighborList::make_grids(const AtomState& atoms) {
+  grids_revision_ = atoms.cell_revision();
   const int systems = atoms.num_systems();
   const std::vector<int>& offsets = atoms.system_offsets();
   grids_.resize(static_cast<std::size_t>(systems));
@@ -296,19 +297,23 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
   using namespace neighbor_gpu;
   const double r_list = settings_.cutoff + settings_.skin;
   const int systems = atoms.num_systems();
-  const std::vector<CellGrid> old_grids = atoms.is_batch() ? grids_ : std::vector<CellGrid>();
-  make_grids(atoms);
-  const int cells = cell_begin_.back();
-  if (atoms.is_batch()) {
-    // The grids go to the device when they change (a cell changed) or were never there.
-    const bool same = !forced && grids_dev_.size() == grids_.size() &&
-                      std::equal(grids_.begin(), grids_.end(), old_grids.begin(), old_grids.end(),
-                                 [](const CellGrid& p, const CellGrid& q) { return std::memcmp(&p, &q, sizeof p) == 0; });
-    if (!same) {
-      grids_dev_.assign(grids_);
-      cell_begin_dev_.assign(cell_begin_);
+  // The grids depend on the cells alone: a step that changed none (every step of most runs) skips
+  // them, which for a batch of thousands of systems is most of the host's work in a step.
+  if (forced || grids_revision_ != atoms.cell_revision()) {
+    const std::vector<CellGrid> old_grids = atoms.is_batch() ? grids_ : std::vector<CellGrid>();
+    make_grids(atoms);
+    if (atoms.is_batch()) {
+      // The grids go to the device when they change (a cell changed) or were never there.
+      const bool same = !forced && grids_dev_.size() == grids_.size() &&
+                        std::equal(grids_.begin(), grids_.end(), old_grids.begin(), old_grids.end(),
+                                   [](const CellGrid& p, const CellGrid& q) { return std::memcmp(&p, &q, sizeof p) == 0; });
+      if (!same) {
+        grids_dev_.assign(grids_);
+        cell_begin_dev_.assign(cell_begin_);
+      }
     }
   }
+  const int cells = cell_begin_.back();
   if (flags_.empty()) flags_.resize(kFlagCount);
   h0_.resize(9 * static_cast<std::size_t>(systems));
   // Cell slots: twice the mean occupancy plus a margin; the first build measures and grows.

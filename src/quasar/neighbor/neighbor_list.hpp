@@ -106,6 +106,7 @@ class NeighborList {
   std::vector<CellGrid> grids_;
   std::vector<int> cell_begin_;
   std::vector<Box> box0_;
+  std::uint64_t grids_revision_ = ~0ULL;  // the atoms' cell_revision() the grids were made for
   long builds_ = 0;
   Array<int> cell_count_, cell_atoms_;  // atoms per cell; atoms of each cell (cell_capacity_ slots)
   int cell_capacity_ = 0;
