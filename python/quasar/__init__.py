@@ -339,7 +339,7 @@ class Ensemble:
             observer(self)
 
     def thermo(self) -> dict[str, Any]:
-        """step, time (ps), and per system (arrays of S): temperature (K), kinetic_energy,
+        """step, time (ps), and per system (arrays of S): temperature (K), degrees_of_freedom, kinetic_energy,
         potential_energy, total_energy, conserved_energy (eV), pressure (bar), volume (Å^3), active; terms:
         each term's potential energy per system."""
         d = self._e.thermo()

@@ -284,11 +284,12 @@ class PyEnsemble {
   nb::dict thermo() {
     const md::EnsembleThermo t = ensemble_->thermo();
     const std::size_t n = t.systems.size();
-    std::vector<double> temperature, kinetic, potential, total, conserved, pressure, volume;
+    std::vector<double> temperature, dof, kinetic, potential, total, conserved, pressure, volume;
     std::vector<std::vector<double>> terms(ensemble_->force_field().terms().size());
     std::vector<bool> active;
     for (const md::SystemThermo& s : t.systems) {
       temperature.push_back(s.temperature);
+      dof.push_back(s.degrees_of_freedom);
       kinetic.push_back(s.kinetic);
       potential.push_back(s.potential);
       total.push_back(s.total);
@@ -302,6 +303,7 @@ class PyEnsemble {
     d["step"] = t.step;
     d["time"] = t.time;
     d["temperature"] = to_numpy(std::move(temperature), {n});
+    d["degrees_of_freedom"] = to_numpy(std::move(dof), {n});
     d["kinetic_energy"] = to_numpy(std::move(kinetic), {n});
     d["potential_energy"] = to_numpy(std::move(potential), {n});
     d["total_energy"] = to_numpy(std::move(total), {n});

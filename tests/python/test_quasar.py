@@ -346,6 +346,7 @@ def test_ensemble_equals_one_simulation_per_system(device):
     assert ens.step == 200 and ens.num_systems == 8 and ens.active.all()
     t = ens.thermo()
     assert t["temperature"].shape == (8,) and list(t["terms"]) == ["lj"]
+    np.testing.assert_array_equal(t["degrees_of_freedom"], 15.0)  # 3 n - 3
     np.testing.assert_allclose(t["terms"]["lj"], t["potential_energy"], rtol=0, atol=0)
     got = ens.positions
     assert got.shape == (8, 6, 3)

@@ -141,7 +141,8 @@ EnsembleThermo Ensemble::thermo() {
     }
     st.kinetic = 0.5 * (ks[0] + ks[1] + ks[2]);
     st.total = st.kinetic + st.potential;
-    st.temperature = 2.0 * st.kinetic / (system_dof(offsets[s + 1] - offsets[s]) * units::boltzmann);
+    st.degrees_of_freedom = system_dof(offsets[s + 1] - offsets[s]);
+    st.temperature = 2.0 * st.kinetic / (st.degrees_of_freedom * units::boltzmann);
     st.conserved = st.total - reservoir[static_cast<std::size_t>(s)];
     st.volume = atoms_.box(s).volume();
     st.pressure = units::nktv2p / st.volume * (ks[0] + ks[1] + ks[2] + w[0] + w[4] + w[8]) / 3.0;

@@ -39,6 +39,7 @@ struct EnsembleSettings {
 // One system's thermodynamic state.
 struct SystemThermo {
   double temperature = 0;                    // K
+  double degrees_of_freedom = 0;             // 3n - 3 of its n atoms (at least 1), as md::Simulation counts
   double kinetic = 0, potential = 0, total = 0;  // eV
   std::vector<double> term_potential;        // eV, per term of the force field
   double conserved = 0;                      // eV: total minus what the thermostat put in
