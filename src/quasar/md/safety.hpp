@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "quasar/core/atoms.hpp"
 
