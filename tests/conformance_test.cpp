@@ -8,6 +8,7 @@
 //                          deterministic sums (on the CPU: deterministic sums change no bit)
 //   RestartIsBitForBit     an MD run restarted from its checkpoint ends as the uninterrupted one
 //   BatchedEqualsSingle    three frames evaluated as one batch against each alone
+//   EnsembleEqualsSingle   the same three frames as an MD ensemble against each run alone
 // Tolerances sit within about 100x of what was measured (each case says what).
 #include <cmath>
 #include <functional>
@@ -16,6 +17,7 @@
 
 #include "quasar/device/fixed_point.hpp"
 #include "quasar/io/deepmd_npy.hpp"
+#include "quasar/md/ensemble.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/bonded/bonded_term.hpp"
 #include "quasar/potential/dp/deep_potential.hpp"
@@ -336,21 +338,70 @@ TEST_P(Conformance, RestartIsBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
-// The structure, a rattled copy with a cell 2% larger, and a rattled copy with the atoms reversed, as
-// one batch: every frame's energy, per-term energies, forces, virial and per-atom parts against the
-// frame alone, to 1e-12 (the batch's totals are sums of per-atom parts: measured at most 1.1e-14).
-TEST_P(Conformance, BatchedEqualsSingle) {
+// The structure, a rattled copy with a cell 2% larger, and a rattled copy with the atoms reversed.
+std::vector<Structure> three_frames(const Structure& s) {
   std::mt19937 rng(11);
   std::normal_distribution<double> jitter(0.0, 0.02);
-  Structure bigger = s_;
-  bigger.box.set_matrix(1.02 * s_.box.h);
-  for (std::size_t i = 0; i < s_.size(); ++i)
-    bigger.positions[i] = bigger.box.from_frac(s_.box.to_frac(s_.positions[i])) + Vec3{jitter(rng), jitter(rng), jitter(rng)};
-  std::vector<std::size_t> reverse(s_.size());
-  for (std::size_t i = 0; i < s_.size(); ++i) reverse[i] = s_.size() - 1 - i;
-  Structure reversed = permuted(s_, reverse);
+  Structure bigger = s;
+  bigger.box.set_matrix(1.02 * s.box.h);
+  for (std::size_t i = 0; i < s.size(); ++i)
+    bigger.positions[i] = bigger.box.from_frac(s.box.to_frac(s.positions[i])) + Vec3{jitter(rng), jitter(rng), jitter(rng)};
+  std::vector<std::size_t> reverse(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) reverse[i] = s.size() - 1 - i;
+  Structure reversed = permuted(s, reverse);
   for (Vec3& r : reversed.positions) r += Vec3{jitter(rng), jitter(rng), jitter(rng)};
-  const std::vector<Structure> frames{s_, bigger, reversed};
+  return {s, bigger, reversed};
+}
+
+// The three frames as one MD ensemble (Langevin, 20 steps, re-sorted inside the run, each system its
+// own temperature and seed) against each run alone by md::Simulation: the same trajectory, bit for
+// bit on the CPU; on the GPU with deterministic sums both ways, to the tolerance below. The thermo's
+// potential energies are sums of per-atom parts in the ensemble: to 1e-12 of the lone run's.
+TEST_P(Conformance, EnsembleEqualsSingle) {
+  const std::vector<Structure> frames = three_frames(s_);
+  md::MdSettings st;
+  st.integrator.kind = "langevin";
+  st.integrator.dt = c_->dt_fs * 1e-3;
+  st.steps = 20;
+  st.sort_every = 7;
+  st.deterministic = GetParam() == Backend::Cuda;
+  st.output.progress = st.output.thermo_screen = false;
+  st.output.thermo_every = 20;
+  md::EnsembleSettings es;
+  es.temperatures = {c_->temperature, 1.5 * c_->temperature, 0.5 * c_->temperature};
+  es.seeds = {5, 6, 7};
+  md::Ensemble ens(frames, c_->make(), st, es, GetParam());
+  ens.run();
+  const std::vector<Structure> got = ens.structures();
+  const md::EnsembleThermo thermo = ens.thermo();
+  test::MaxError dx("ensemble - alone: positions and velocities" + on()), de("ensemble - alone: energies, relative" + on());
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    md::MdSettings one = st;
+    one.integrator.temperature = es.temperatures[k];
+    one.integrator.seed = es.seeds[k];
+    md::Simulation alone(frames[k], c_->make(), one, GetParam());
+    alone.run();
+    const Structure want = alone.atoms().to_structure();
+    ASSERT_EQ(got[k].size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        dx.add(got[k].positions[i][c], want.positions[i][c]);
+        dx.add(got[k].velocities[i][c], want.velocities[i][c]);
+      }
+    const md::Thermo t = alone.thermo();
+    const double scale = std::max(1.0, std::abs(t.potential));
+    de.add(thermo.systems[k].potential / scale, t.potential / scale);
+    de.add(thermo.systems[k].kinetic / scale, t.kinetic / scale);
+  }
+  EXPECT_TRUE(dx.within(GetParam() == Backend::Cuda ? 1e-9 : 0.0));
+  EXPECT_TRUE(de.within(1e-12));
+}
+
+// The three frames as one batch: every frame's energy, per-term energies, forces, virial and
+// per-atom parts against the frame alone, to 1e-12 (the batch's totals are sums of per-atom parts:
+// measured at most 1.1e-14).
+TEST_P(Conformance, BatchedEqualsSingle) {
+  const std::vector<Structure> frames = three_frames(s_);
   const std::vector<Evaluation> batch = evaluate_batch(ff_, frames, GetParam(), true);
   ASSERT_EQ(batch.size(), frames.size());
   test::MaxError de("batch - single: energies, relative" + on()), df("batch - single: forces, relative to max |F|" + on()),

@@ -292,6 +292,49 @@ TEST_P(NeighborListTest, BatchRebuildsWhenAnyAtomOrCellMoves) {
   EXPECT_TRUE(listed_by_system(list, atoms)[1] == brute_force(sheared, 4.0, false));
 }
 
+// A batch rebuilds only the systems whose atoms moved too far: an atom of another system that
+// crossed its periodic boundary by less than half the skin stays unwrapped (its system was not
+// rebuilt) until its own system needs a build.
+TEST_P(NeighborListTest, BatchRebuildsOnlyTheSystemsThatMoved) {
+  std::vector<Structure> systems = batch_of_cases(1);
+  const std::size_t nearest = 5;  // an atom of the cube (system 0) next to its face at the origin
+  systems[0].positions[nearest] = systems[0].box.from_frac({0.02 / 12, 0.5, 0.5});
+  AtomState atoms(GetParam(), systems);
+  NeighborSettings settings{3.0, 1.0, ListKind::Full, 0};
+  NeighborList list(GetParam(), settings);
+  list.build(atoms);
+  const std::vector<Structure> built = atoms.to_structures();  // wrapped at the build
+  const double x0 = built[0].positions[nearest].x - built[0].box.origin.x;
+  const long slab_atom = atoms.system_offsets()[4] + 3;
+  auto move = [&](long input, double dx) {
+    auto x = atoms.x.to_vector();
+    const auto ids = atoms.id.to_vector();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (ids[i] == input) x[i] += dx;
+    atoms.x.assign(x);
+  };
+  auto x_of = [&](long input) {
+    const auto x = atoms.x.to_vector();
+    const auto ids = atoms.id.to_vector();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (ids[i] == input) return x[i];
+    return 0.0;
+  };
+  move(static_cast<long>(nearest), -(x0 + 0.05));  // outside the cube, 0.4 Å at most: no build
+  move(slab_atom, 0.55);                           // more than half the skin: the slab is rebuilt
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 2);
+  EXPECT_LT(x_of(static_cast<long>(nearest)), built[0].box.origin.x) << "the cube was rebuilt (its atom wrapped)";
+  const std::vector<Structure> now = atoms.to_structures();
+  EXPECT_TRUE(listed_by_system(list, atoms)[4] == brute_force(now[4], 4.0, false)) << "the slab's list";
+  EXPECT_TRUE(listed_by_system(list, atoms)[0] == brute_force(built[0], 4.0, false)) << "the cube kept its list";
+  move(static_cast<long>(nearest), -0.5);  // now the cube needs a build
+  list.update(atoms);
+  EXPECT_EQ(list.builds(), 3);
+  EXPECT_GT(x_of(static_cast<long>(nearest)), built[0].box.origin.x) << "the cube's atom was not wrapped at its build";
+  EXPECT_TRUE(listed_by_system(list, atoms)[0] == brute_force(atoms.to_structures()[0], 4.0, false));
+}
+
 TEST_P(NeighborListTest, BatchSpatialSortKeepsEverySystemTogether) {
   const std::vector<Structure> systems = batch_of_cases(2);
   AtomState atoms(GetParam(), systems);

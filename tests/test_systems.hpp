@@ -1,5 +1,6 @@
 #pragma once
 // Small systems shared by the tests.
+#include <cmath>
 #include <random>
 
 #include "quasar/io/lattice.hpp"
@@ -94,6 +95,23 @@ inline Structure polymer_melt(int chains, int beads, double density, unsigned se
   t.bonds.style = t.angles.style = "harmonic";
   t.bonds.coeffs = {{100.0, 0.97}, {80.0, 1.02}};     // K (eV/Å^2), r0 (Å)
   t.angles.coeffs = {{5.0, 120.0}, {3.0, 109.5}};     // K (eV/rad^2), theta0 (degrees)
+  return s;
+}
+
+// A cluster of n argon atoms without a cell (a box around it, Box::enclosing): the first n points of
+// a cubic grid of `spacing` Å, each displaced by up to `jitter` Å.
+inline Structure argon_cluster(int n, unsigned seed, double spacing = 3.8, double jitter = 0.2) {
+  Structure s;
+  const int t = s.type_index("Ar");
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-jitter, jitter);
+  const int side = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(n))));
+  for (int i = 0; i < n; ++i) {
+    const Vec3 grid{spacing * (i % side), spacing * ((i / side) % side), spacing * (i / (side * side))};
+    s.positions.push_back(grid + Vec3{u(rng), u(rng), u(rng)});
+    s.types.push_back(t);
+  }
+  s.box = Box::enclosing(s.positions);
   return s;
 }
 

@@ -5,6 +5,8 @@
     r = pot.compute(positions, symbols, cell=cell)         # energy (eV), terms, forces (eV/Å), virial (eV)
     sim = quasar.Simulation(pot, positions, symbols, cell, integrator="langevin", temperature_K=300)
     sim.run(1000, observer=lambda s: print(s.thermo()["temperature"]), every=100)
+    ens = quasar.Ensemble(pot, positions_sn3, symbols, integrator="langevin", temperatures=temps)
+    ens.run(1000); ens.thermo()["potential_energy"]                  # thousands of small systems at once
 
 Units are Quasar's (LAMMPS metal): Å, eV, ps, amu, K, bar. Errors from the engine are raised as
 `QuasarError` (a RuntimeError) with the engine's message. For ASE, see `quasar.ase`.
@@ -20,7 +22,8 @@ import numpy as np
 from . import _quasar
 from ._quasar import QuasarError, built_with_cuda, cuda_available
 
-__all__ = ["Potential", "Result", "Simulation", "QuasarError", "cuda_available", "built_with_cuda", "families"]
+__all__ = ["Potential", "Result", "Simulation", "Ensemble", "QuasarError", "cuda_available", "built_with_cuda",
+           "families"]
 __version__ = "0.1.0"
 
 
@@ -217,6 +220,163 @@ class Simulation:
     @property
     def cell(self) -> np.ndarray:
         return self._sim.state()["cell"]
+
+
+class Ensemble:
+    """Many small independent systems (molecules, clusters, small cells) integrated together, with one
+    set of GPU launches per step for all of them: nve, langevin or bussi, each system with its own
+    temperature and seed (system k follows the trajectory a Simulation of it alone with that seed
+    follows), its own energies, and a flag that says whether it still moves.
+
+    positions: an (S, N, 3) array (S systems of N atoms, sharing symbols, cell and pbc) or a sequence
+    of S (n_k, 3) arrays; symbols: N names shared by all systems, or one list per system; cell: None
+    (molecules: no cell), a (3, 3) or (3,) cell shared by all, or an (S, 3, 3) array; velocities
+    (Å/ps) like positions (else drawn per system at its temperature with its seed); masses (amu, per
+    atom) like symbols. temperatures: one per system (K; default temperature_K of the settings);
+    seeds: one per system (default seed + k). stop_distance (Å): a system whose two atoms are farther
+    apart is finished, tested every stop_every steps. on_fault: "stop" (a fault stops the run, as in
+    Simulation) or "finish" (it finishes its system only; faults lists them). trajectory_systems and
+    final_structures: what output={"trajectory": ...} writes, and where run() leaves every system's
+    last state. The other keywords are those of Simulation (the [md] table's keys, output=,
+    neighbor=).
+    """
+
+    def __init__(self, potential: Potential | Sequence[Potential], positions, symbols, cell=None, pbc=None,
+                 velocities=None, masses=None, temperatures=None, seeds=None, stop_distance: float = 0.0,
+                 stop_every: int = 100, on_fault: str = "stop", trajectory_systems=None,
+                 final_structures: Optional[str | os.PathLike] = None, output: Optional[Mapping[str, Any]] = None,
+                 neighbor: Optional[Mapping[str, Any]] = None, base_dir: str | os.PathLike = ".", **settings: Any):
+        if isinstance(positions, np.ndarray) and positions.ndim == 3:
+            per_system = [positions[k] for k in range(positions.shape[0])]
+        else:
+            per_system = list(positions)
+        count = len(per_system)
+
+        def each(value, name, scalar):
+            """value per system: one flat sequence (of `scalar` items) shared by all, or one per system."""
+            if value is None:
+                return [None] * count
+            seq = list(value)
+            if not seq or isinstance(seq[0], scalar):
+                return [seq] * count
+            if len(seq) != count:
+                raise ValueError(f"{name}: {len(seq)} entries for {count} systems")
+            return seq
+
+        symbols_k = each(symbols, "symbols", (str, np.str_))
+        masses_k = each(masses, "masses", (int, float, np.number))
+        if cell is not None and np.ndim(cell) == 3:
+            cells = list(np.asarray(cell, dtype=np.float64))
+            if len(cells) != count:
+                raise ValueError(f"cell: {len(cells)} cells for {count} systems")
+        else:
+            cells = [cell] * count
+        items, vel = [], []
+        for k in range(count):
+            try:
+                pos, c, p, syms = _structure(per_system[k], symbols_k[k], cells[k], pbc)
+            except ValueError as e:
+                raise ValueError(f"system {k}: {e}") from None
+            items.append((pos, c, p, syms))
+        if velocities is not None:
+            vs = [velocities[k] for k in range(velocities.shape[0])] if isinstance(velocities, np.ndarray) and \
+                velocities.ndim == 3 else list(velocities)
+            if len(vs) != count:
+                raise ValueError(f"velocities: {len(vs)} entries for {count} systems")
+            vel = [np.ascontiguousarray(v, dtype=np.float64).reshape(-1, 3) for v in vs]
+        m = [] if masses is None else [[float(x) for x in masses_k[k]] for k in range(count)]
+        ens: dict[str, Any] = {"stop_distance": float(stop_distance), "stop_every": int(stop_every), "on_fault": on_fault}
+        if temperatures is not None:
+            t = np.asarray(temperatures, dtype=float)
+            ens["temperatures_K"] = float(t) if t.ndim == 0 else [float(x) for x in t.ravel()]
+        if seeds is not None:
+            ens["seeds"] = [int(x) for x in seeds]
+        if trajectory_systems is not None:
+            ens["trajectory_systems"] = [int(x) for x in trajectory_systems]
+        if final_structures is not None:
+            ens["final_structures"] = os.fspath(final_structures)
+        md = dict(settings)
+        if velocities is not None:
+            md.setdefault("init_velocities", False)  # the given velocities, not ones drawn
+        tables: dict[str, Any] = {"md": md, "ensemble": ens,
+                                  "output": {"progress": False, "thermo_screen": False, **(output or {})}}
+        if neighbor:
+            tables["neighbor"] = dict(neighbor)
+        models = [potential] if isinstance(potential, Potential) else list(potential)
+        self._e = _quasar.Ensemble([x._p for x in models], items, m, vel, to_toml(tables), os.fspath(base_dir))
+
+    @property
+    def step(self) -> int:
+        return self._e.step
+
+    @property
+    def num_systems(self) -> int:
+        return self._e.num_systems
+
+    @property
+    def active(self) -> np.ndarray:
+        """(S,) booleans: which systems still move."""
+        return np.array(self._e.active(), dtype=bool)
+
+    def finish(self, systems) -> None:
+        """Finishes systems (indices, or a boolean mask of S entries): they keep their state and stop moving."""
+        arr = np.asarray(systems)
+        if arr.dtype == bool:
+            if arr.shape != (self.num_systems,):
+                raise ValueError(f"a mask of {self.num_systems} booleans expected, not shape {arr.shape}")
+            arr = np.flatnonzero(arr)
+        self._e.finish([int(x) for x in np.atleast_1d(arr)])
+
+    def run(self, steps: int, observer: Optional[Callable[["Ensemble"], Any]] = None, every: int = 1) -> None:
+        """Advances `steps` steps, or until no system moves; observer(self) is called every `every` steps
+        (and at the end) and may finish systems."""
+        last = self.step + steps
+        if observer is None:
+            self._e.run_to(last)
+            return
+        while self.step < last and self.active.any():
+            self._e.run_to(min(last, self.step + every))
+            observer(self)
+
+    def thermo(self) -> dict[str, Any]:
+        """step, time (ps), and per system (arrays of S): temperature (K), degrees_of_freedom, kinetic_energy,
+        potential_energy, total_energy, conserved_energy (eV), pressure (bar), volume (Å^3), active; terms:
+        each term's potential energy per system."""
+        d = self._e.thermo()
+        d["active"] = np.array(d["active"], dtype=bool)
+        return d
+
+    def _arrays(self, key: str):
+        parts = [d[key] for d in self._e.states()]
+        if len({len(p) for p in parts}) == 1:
+            return np.stack(parts)
+        return parts
+
+    @property
+    def positions(self):
+        """(S, N, 3) when every system has N atoms, else a list of (n_k, 3) arrays (Å; periodic systems wrapped)."""
+        return self._arrays("positions")
+
+    @property
+    def velocities(self):
+        return self._arrays("velocities")
+
+    @property
+    def forces(self):
+        return self._arrays("forces")
+
+    @property
+    def faults(self) -> list[dict]:
+        """The systems a fault finished (on_fault="finish"): system, step, message."""
+        return [dict(f) for f in self._e.faults()]
+
+    def write_structures(self, path: str | os.PathLike) -> None:
+        """Every system's state as extended XYZ frames (system, step, active and energy in each comment)."""
+        self._e.write_structures(os.fspath(path))
+
+    def write_checkpoint(self, path: str | os.PathLike) -> None:
+        """A checkpoint of the whole ensemble; Ensemble(..., restart=path) continues from it."""
+        self._e.write_checkpoint(os.fspath(path))
 
 
 def to_toml(tables: Mapping[str, Mapping[str, Any]]) -> str:

@@ -20,6 +20,8 @@
 #include "quasar/core/error.hpp"
 #include "quasar/core/structure.hpp"
 #include "quasar/device/backend.hpp"
+#include "quasar/md/ensemble.hpp"
+#include "quasar/md/ensemble_input.hpp"
 #include "quasar/md/settings.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/evaluate.hpp"
@@ -234,6 +236,119 @@ class PySimulation {
   std::unique_ptr<md::Simulation> sim_;
 };
 
+// Many systems integrated together (md::Ensemble). Settings arrive as TOML text ([md], [output],
+// [neighbor], [ensemble]) and are checked by the input code, so errors name the key.
+class PyEnsemble {
+ public:
+  using System = std::tuple<Positions, Cell, Pbc, std::vector<std::string>>;
+  PyEnsemble(const std::vector<PyPotential*>& models, const std::vector<System>& items,
+             const std::vector<std::vector<double>>& masses, const std::vector<Positions>& velocities,
+             const std::string& settings_toml, const std::string& base_dir) {
+    if (models.empty()) throw Error("an ensemble needs at least one potential");
+    const PyPotential& p = *models.front();
+    std::vector<Structure> systems;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      const auto& [positions, cell, pbc, symbols] = items[k];
+      try {
+        systems.push_back(make_structure(positions, cell, pbc, symbols, masses.empty() ? std::vector<double>{} : masses[k]));
+        if (!velocities.empty()) {
+          const Positions& v = velocities[k];
+          Structure& s = systems.back();
+          if (v.shape(0) != s.size())
+            throw Error("velocities: " + std::to_string(v.shape(0)) + " rows for " + std::to_string(s.size()) + " atoms");
+          s.velocities.resize(s.size());
+          for (std::size_t i = 0; i < s.size(); ++i) s.velocities[i] = {v(i, 0), v(i, 1), v(i, 2)};
+        }
+      } catch (const Error& e) {
+        throw Error("system " + std::to_string(k) + ": " + e.what());
+      }
+    }
+    const toml::table root = parse_toml_text(settings_toml, "<ensemble settings>");
+    const ConfigTable top{&root, "<ensemble settings>", ""};
+    md::MdSettings settings = md::md_settings_from_config(top, base_dir);
+    settings.deterministic = p.deterministic;
+    const md::EnsembleSettings es = md::ensemble_settings_from_config(top.require_sub("ensemble"), systems, base_dir);
+    ensemble_ = std::make_unique<md::Ensemble>(std::move(systems), combine(models), settings, es, p.backend);
+  }
+  void run_to(long last) {
+    nb::gil_scoped_release release;
+    ensemble_->run_to(last);
+  }
+  long step() const { return ensemble_->step(); }
+  int num_systems() const { return ensemble_->num_systems(); }
+  std::vector<bool> active() const {
+    const auto& a = ensemble_->active();
+    return {a.begin(), a.end()};
+  }
+  void finish(const std::vector<int>& systems) { ensemble_->finish(systems); }
+  nb::dict thermo() {
+    const md::EnsembleThermo t = ensemble_->thermo();
+    const std::size_t n = t.systems.size();
+    std::vector<double> temperature, dof, kinetic, potential, total, conserved, pressure, volume;
+    std::vector<std::vector<double>> terms(ensemble_->force_field().terms().size());
+    std::vector<bool> active;
+    for (const md::SystemThermo& s : t.systems) {
+      temperature.push_back(s.temperature);
+      dof.push_back(s.degrees_of_freedom);
+      kinetic.push_back(s.kinetic);
+      potential.push_back(s.potential);
+      total.push_back(s.total);
+      conserved.push_back(s.conserved);
+      pressure.push_back(s.pressure);
+      volume.push_back(s.volume);
+      active.push_back(s.active);
+      for (std::size_t k = 0; k < terms.size() && k < s.term_potential.size(); ++k) terms[k].push_back(s.term_potential[k]);
+    }
+    nb::dict d;
+    d["step"] = t.step;
+    d["time"] = t.time;
+    d["temperature"] = to_numpy(std::move(temperature), {n});
+    d["degrees_of_freedom"] = to_numpy(std::move(dof), {n});
+    d["kinetic_energy"] = to_numpy(std::move(kinetic), {n});
+    d["potential_energy"] = to_numpy(std::move(potential), {n});
+    d["total_energy"] = to_numpy(std::move(total), {n});
+    d["conserved_energy"] = to_numpy(std::move(conserved), {n});
+    d["pressure"] = to_numpy(std::move(pressure), {n});
+    d["volume"] = to_numpy(std::move(volume), {n});
+    d["active"] = active;
+    nb::dict by_term;
+    const auto& names = ensemble_->force_field().terms();
+    for (std::size_t k = 0; k < names.size(); ++k) by_term[names[k].name.c_str()] = to_numpy(std::move(terms[k]), {n});
+    d["terms"] = by_term;
+    return d;
+  }
+  // Each system's positions, velocities and forces (input order), and its cell.
+  std::vector<nb::dict> states() {
+    std::vector<nb::dict> out;
+    for (Structure& s : ensemble_->structures()) {
+      const std::size_t n = s.size();
+      nb::dict d;
+      d["positions"] = to_numpy(flat(s.positions), {n, 3});
+      d["velocities"] = to_numpy(flat(s.velocities), {n, 3});
+      d["forces"] = to_numpy(flat(s.forces), {n, 3});
+      d["cell"] = to_numpy(flat(s.box.h), {3, 3});
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+  std::vector<nb::dict> faults() const {
+    std::vector<nb::dict> out;
+    for (const md::SystemFault& f : ensemble_->faults()) {
+      nb::dict d;
+      d["system"] = f.system;
+      d["step"] = f.step;
+      d["message"] = f.message;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+  void write_structures(const std::string& path) { ensemble_->write_structures(path); }
+  void write_checkpoint(const std::string& path) { ensemble_->write_checkpoint(path); }
+
+ private:
+  std::unique_ptr<md::Ensemble> ensemble_;
+};
+
 // The registered potential families and what each can do (potential/registry.hpp).
 std::vector<nb::dict> families() {
   std::vector<nb::dict> out;
@@ -289,4 +404,19 @@ NB_MODULE(_quasar, m) {
       .def_prop_ro("step", &PySimulation::step)
       .def("thermo", &PySimulation::thermo)
       .def("state", &PySimulation::state);
+  nb::class_<PyEnsemble>(m, "Ensemble")
+      .def(nb::init<const std::vector<PyPotential*>&, const std::vector<PyEnsemble::System>&,
+                    const std::vector<std::vector<double>>&, const std::vector<Positions>&, const std::string&,
+                    const std::string&>(),
+           "potentials"_a, "systems"_a, "masses"_a, "velocities"_a, "settings"_a, "base_dir"_a)
+      .def("run_to", &PyEnsemble::run_to, "last"_a)
+      .def_prop_ro("step", &PyEnsemble::step)
+      .def_prop_ro("num_systems", &PyEnsemble::num_systems)
+      .def("active", &PyEnsemble::active)
+      .def("finish", &PyEnsemble::finish, "systems"_a)
+      .def("thermo", &PyEnsemble::thermo)
+      .def("states", &PyEnsemble::states)
+      .def("faults", &PyEnsemble::faults)
+      .def("write_structures", &PyEnsemble::write_structures, "path"_a)
+      .def("write_checkpoint", &PyEnsemble::write_checkpoint, "path"_a);
 }

@@ -321,6 +321,101 @@ def test_simulation_minimises():
     assert np.abs(r.forces).max() < 1e-4
 
 
+def argon_molecules(count, atoms=6, seed=3):
+    """count molecules of `atoms` argon atoms (no cell): the corners of an octahedron, jittered."""
+    corners = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)[:atoms] * 3.7
+    rng = np.random.default_rng(seed)
+    return corners[None, :, :] + rng.normal(0, 0.1, (count, atoms, 3))
+
+
+ARGON = {"type": "lj", "cutoff": 8.0, "species": {"Ar": {"epsilon": 0.0104, "sigma": 3.405}}}
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_ensemble_equals_one_simulation_per_system(device):
+    """Molecules from an (S, N, 3) array, and molecules of different sizes from a list: each system of the
+    ensemble follows a Simulation of it alone with its seed and temperature (bit for bit on the CPU)."""
+    if device == "cuda" and not quasar.cuda_available():
+        pytest.skip("no usable GPU")
+    pot = quasar.Potential.from_config(ARGON, device=device)
+    pos = argon_molecules(8)
+    temps = np.linspace(20, 50, 8)
+    settings = dict(integrator="langevin", timestep_fs=5.0, tau_t_fs=200.0)
+    ens = quasar.Ensemble(pot, pos, ["Ar"] * 6, temperatures=temps, seeds=range(100, 108), **settings)
+    ens.run(200)
+    assert ens.step == 200 and ens.num_systems == 8 and ens.active.all()
+    t = ens.thermo()
+    assert t["temperature"].shape == (8,) and list(t["terms"]) == ["lj"]
+    np.testing.assert_array_equal(t["degrees_of_freedom"], 15.0)  # 3 n - 3
+    np.testing.assert_allclose(t["terms"]["lj"], t["potential_energy"], rtol=0, atol=0)
+    got = ens.positions
+    assert got.shape == (8, 6, 3)
+    # The GPU sums pairs in another order in a batch; chaotic molecules spread such differences.
+    atol = 0 if device == "cpu" else 1e-9
+    for k in [0, 5]:
+        one = quasar.Simulation(pot, pos[k], ["Ar"] * 6, temperature_K=temps[k], seed=100 + k, **settings)
+        one.run(200)
+        np.testing.assert_allclose(got[k], one.positions, rtol=0, atol=atol)
+        assert t["potential_energy"][k] == pytest.approx(one.thermo()["potential_energy"], rel=1e-12, abs=1e-15)
+    sizes = [pos[0][:4], pos[1], pos[2][:5]]
+    mixed = quasar.Ensemble(pot, sizes, [["Ar"] * len(p) for p in sizes], seed=7,
+                            temperature_K=30, **settings)
+    mixed.run(100)
+    assert [len(p) for p in mixed.positions] == [4, 6, 5]
+    one = quasar.Simulation(pot, sizes[2], ["Ar"] * 5, temperature_K=30, seed=9, **settings)  # seed 7 + system 2
+    one.run(100)
+    np.testing.assert_allclose(mixed.positions[2], one.positions, rtol=0, atol=atol)
+
+
+def test_ensemble_observer_finishes_systems(tmp_path):
+    """An observer finishes the systems whose atoms flew apart: they stay frozen while the others move; the
+    final structures and a checkpoint restart carry the flags."""
+    pot = quasar.Potential.from_config(ARGON, device="cpu")
+    pos = argon_molecules(6)
+    vel = np.zeros_like(pos)
+    vel[1, 0], vel[1, 1] = [6.0, 0, 0], [-6.0, 0, 0]  # system 1 flies apart
+    vel[4, 2], vel[4, 3] = [0, 7.0, 0], [0, -7.0, 0]  # and system 4
+    settings = dict(integrator="nve", timestep_fs=2.0, output={"checkpoint": str(tmp_path / "e.chk"),
+                                                                 "checkpoint_every": 100})
+
+    def flew_apart(e):
+        p = e.positions
+        widest = np.linalg.norm(p[:, :, None, :] - p[:, None, :, :], axis=-1).max(axis=(1, 2))
+        e.finish(e.active & (widest > 12.0))
+
+    ens = quasar.Ensemble(pot, pos, ["Ar"] * 6, velocities=vel, **settings)
+    ens.run(300, observer=flew_apart, every=10)
+    assert list(ens.active) == [True, False, True, True, False, True]
+    frozen = ens.positions[[1, 4]]
+    ens.run(100)
+    np.testing.assert_array_equal(ens.positions[[1, 4]], frozen)
+    assert ens.faults == []
+    ens.write_structures(tmp_path / "final.xyz")
+    text = (tmp_path / "final.xyz").read_text()
+    assert text.count("system=") == 6 and text.count("active=F") == 2
+    again = quasar.Ensemble(pot, pos, ["Ar"] * 6, velocities=vel, restart=str(tmp_path / "e.chk"),
+                            **{k: v for k, v in settings.items() if k != "output"})
+    assert again.step == 400 and list(again.active) == list(ens.active)
+    np.testing.assert_array_equal(again.positions, ens.positions)
+    with pytest.raises(ValueError, match="mask of 6"):
+        ens.finish([True, False])
+
+
+def test_ensemble_errors_name_the_system_or_key():
+    pot = quasar.Potential.from_config(ARGON, device="cpu")
+    pos = argon_molecules(3)
+    with pytest.raises(ValueError, match="system 1"):
+        quasar.Ensemble(pot, [pos[0], pos[1][:, :2], pos[2]], ["Ar"] * 6)
+    with pytest.raises(quasar.QuasarError, match="ensemble.on_fault"):
+        quasar.Ensemble(pot, pos, ["Ar"] * 6, on_fault="ignore")
+    with pytest.raises(quasar.QuasarError, match="ensemble.temperatures_K"):
+        quasar.Ensemble(pot, pos, ["Ar"] * 6, temperatures=[10, 20])
+    with pytest.raises(quasar.QuasarError, match="at least two systems"):
+        quasar.Ensemble(pot, pos[:1], ["Ar"] * 6)
+    with pytest.raises(quasar.QuasarError, match="npt"):
+        quasar.Ensemble(pot, pos, ["Ar"] * 6, integrator="npt")
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not quasar.cuda_available(), reason="no usable GPU")
 def test_gpu_matches_cpu():

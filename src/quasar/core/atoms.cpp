@@ -43,7 +43,7 @@ AtomState::AtomState(Backend backend, const Structure& s, int n_local)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
       id(backend), index_of(backend), system(backend), system_box(backend), system_offset(backend),
-      system_temperature(backend), system_stream(backend), backend_(backend) {
+      system_temperature(backend), system_stream(backend), system_active(backend), backend_(backend) {
   load(s, n_local);
 }
 
@@ -51,7 +51,7 @@ AtomState::AtomState(Backend backend, std::span<const Structure> systems)
     : x(backend), y(backend), z(backend), vx(backend), vy(backend), vz(backend), fx(backend), fy(backend),
       fz(backend), type(backend), charge(backend), type_mass(backend), ix(backend), iy(backend), iz(backend),
       id(backend), index_of(backend), system(backend), system_box(backend), system_offset(backend),
-      system_temperature(backend), system_stream(backend), backend_(backend) {
+      system_temperature(backend), system_stream(backend), system_active(backend), backend_(backend) {
   load(systems);
 }
 
@@ -130,6 +130,7 @@ void AtomState::load_systems(std::span<const Structure> systems, int n_local) {
   type_names_ = std::move(merged.names);
   type_masses_host_ = std::move(merged.masses);
   boxes_.clear();
+  ++cell_revision_;
   offsets_.assign(1, 0);
   // Every per-atom value in input order, the systems one after another.
   std::vector<double> px, py, pz, pvx, pvy, pvz, q;
@@ -182,8 +183,9 @@ void AtomState::load_systems(std::span<const Structure> systems, int n_local) {
     system_offset.assign(offsets_);
     system_temperature.assign(std::vector<double>(systems.size(), 0.0));
     system_stream.assign(column<std::uint64_t>(systems.size(), [](std::size_t k) { return static_cast<std::uint64_t>(k); }));
+    system_active.assign(std::vector<int>(systems.size(), 1));
   } else {
-    for (Array<int>* a : {&system, &system_offset}) a->resize(0);
+    for (Array<int>* a : {&system, &system_offset, &system_active}) a->resize(0);
     system_box.resize(0);
     system_temperature.resize(0);
     system_stream.resize(0);
@@ -221,6 +223,7 @@ void AtomState::fill_added(std::span<const Structure> systems) {
 
 void AtomState::set_box(int s, const Box& b) {
   boxes_.at(static_cast<std::size_t>(s)) = b;
+  ++cell_revision_;
   if (is_batch()) system_box.upload(&b, 1, static_cast<std::size_t>(s));
 }
 

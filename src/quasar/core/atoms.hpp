@@ -88,6 +88,9 @@ class AtomState {
   bool is_batch() const { return num_systems() > 1; }
   const Box& box(int s) const { return boxes_[static_cast<std::size_t>(s)]; }
   void set_box(int s, const Box& b);
+  // Counts the changes of the cells (set_box, load), so that what depends on the cells alone (the
+  // neighbour list's cell grids) is made again only after one.
+  std::uint64_t cell_revision() const { return cell_revision_; }
   // num_systems() + 1 offsets: the atoms of system s are [offsets[s], offsets[s + 1]) in input order
   // and in every sorted order.
   const std::vector<int>& system_offsets() const { return offsets_; }
@@ -138,12 +141,14 @@ class AtomState {
   Array<int> index_of;  // input index -> current index (the inverse of id), kept through sorting
   // Batches (empty for one system): each atom's system, each system's cell on the backend, the
   // offsets on the backend, and per system what an ensemble driver needs: a target temperature
-  // (K) and a random stream (the seed its numbers are drawn with).
+  // (K), a random stream (the seed its numbers are drawn with) and whether it still moves (1; 0:
+  // finished, the integrators leave its atoms as they are). Loading sets 0 K, stream s and 1.
   Array<int> system;
   Array<Box> system_box;
   Array<int> system_offset;
   Array<double> system_temperature;
   Array<std::uint64_t> system_stream;
+  Array<int> system_active;
   // Recomputes index_of after id was assigned directly (checkpoints); permute and load keep it.
   void update_index_of();
 
@@ -158,6 +163,7 @@ class AtomState {
   Backend backend_;
   int n_ = 0, n_local_ = 0;
   std::vector<Box> boxes_{Box{}};
+  std::uint64_t cell_revision_ = 0;
   std::vector<int> offsets_{0, 0};
   std::vector<std::string> type_names_;
   std::vector<double> type_masses_host_;

@@ -75,15 +75,29 @@ Structure read_structure(const std::string& path, const std::string& format, con
   return std::move(read_frames(path, format, type_names).front());
 }
 
+namespace {
+// The [structure] table's file and format, checked.
+std::pair<std::filesystem::path, std::string> structure_file(const ConfigTable& t, const std::filesystem::path& base_dir) {
+  t.allow_only({"file", "format", "atom_style"});
+  std::filesystem::path p(t.get_string("file"));
+  if (p.is_relative()) p = base_dir / p;
+  if (!std::filesystem::exists(p)) t.fail("file", "structure file '" + p.string() + "' not found");
+  const std::string format = t.get_string("format", "auto");
+  if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump")
+    t.fail("format", "expected auto, extxyz, lammps-data or lammps-dump, found '" + format + "'");
+  return {p, format};
+}
+}  // namespace
+
+std::vector<Structure> frames_from_config(const ConfigTable& t, const std::filesystem::path& base_dir) {
+  if (!t.has("file") || t.has("atom_style")) return {structure_from_config(t, base_dir)};
+  const auto [p, format] = structure_file(t, base_dir);
+  return read_frames(p.string(), format);
+}
+
 Structure structure_from_config(const ConfigTable& t, const std::filesystem::path& base_dir) {
   if (t.has("file")) {
-    t.allow_only({"file", "format", "atom_style"});
-    std::filesystem::path p(t.get_string("file"));
-    if (p.is_relative()) p = base_dir / p;
-    if (!std::filesystem::exists(p)) t.fail("file", "structure file '" + p.string() + "' not found");
-    const std::string format = t.get_string("format", "auto");
-    if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump")
-      t.fail("format", "expected auto, extxyz, lammps-data or lammps-dump, found '" + format + "'");
+    const auto [p, format] = structure_file(t, base_dir);
     if (t.has("atom_style")) return read_lammps_data(p.string(), t.get_string("atom_style"));
     return read_structure(p.string(), format);
   }

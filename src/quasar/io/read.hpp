@@ -27,6 +27,8 @@ std::vector<Structure> read_frames(const std::string& path, const std::string& f
 // The [structure] table of an input file: file = "..." (+ format, atom_style), or a generated
 // lattice = "fcc" | "bcc" | "sc" | "diamond", element, a, repeat = [nx, ny, nz] (+ mass).
 Structure structure_from_config(const ConfigTable& t, const std::filesystem::path& base_dir);
+// The same table's every frame (one structure for a data file or a lattice).
+std::vector<Structure> frames_from_config(const ConfigTable& t, const std::filesystem::path& base_dir);
 
 // Writes through a temporary file in the same folder, renamed over `path` only once complete, so an
 // interrupted write never leaves a truncated file.

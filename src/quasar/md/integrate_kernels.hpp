@@ -36,20 +36,25 @@ QUASAR_HD void drift(AtomsRef& a, int i, double dt) {
   a.z[i] += dt * a.vz[i];
 }
 
-// Exact Ornstein-Uhlenbeck step of the velocity over dt (c1 = exp(-gamma dt)), with normals drawn
-// from (seed, step, atom id) so that any backend and any atom order draw the same numbers. Returns
-// the kinetic energy it added (eV), for the conserved quantity.
-QUASAR_HD double langevin_o(AtomsRef& a, int i, const StepParams& p) {
+// Exact Ornstein-Uhlenbeck step of the velocity over dt (c1 = exp(-gamma dt)) towards kt, with
+// normals drawn from (seed, step, index) so that any backend and any atom order draw the same
+// numbers. Returns the kinetic energy it added (eV), for the conserved quantity.
+QUASAR_HD double langevin_o(AtomsRef& a, int i, double c1, double kt, uint64_t seed, uint64_t step, uint32_t index) {
   const double m = a.type_mass[a.type[i]];
-  const double sigma = sqrt((1.0 - p.langevin_c1 * p.langevin_c1) * p.kt / (m * units::mvv2e));
+  const double sigma = sqrt((1.0 - c1 * c1) * kt / (m * units::mvv2e));
   double g[3];
-  normal3(p.seed, p.step, static_cast<uint32_t>(a.id[i]), 0, g);
+  normal3(seed, step, index, 0, g);
   const double v0 = a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i];
-  a.vx[i] = p.langevin_c1 * a.vx[i] + sigma * g[0];
-  a.vy[i] = p.langevin_c1 * a.vy[i] + sigma * g[1];
-  a.vz[i] = p.langevin_c1 * a.vz[i] + sigma * g[2];
+  a.vx[i] = c1 * a.vx[i] + sigma * g[0];
+  a.vy[i] = c1 * a.vy[i] + sigma * g[1];
+  a.vz[i] = c1 * a.vz[i] + sigma * g[2];
   const double v1 = a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i];
   return 0.5 * m * units::mvv2e * (v1 - v0);
+}
+
+// One system: the run's seed and the atom's input index key the normals.
+QUASAR_HD double langevin_o(AtomsRef& a, int i, const StepParams& p) {
+  return langevin_o(a, i, p.langevin_c1, p.kt, p.seed, p.step, static_cast<uint32_t>(a.id[i]));
 }
 
 // BAOAB's middle: A (half drift), O, A (half drift). Returns the kinetic energy O added.
@@ -64,6 +69,37 @@ QUASAR_HD double baoab_aoa(AtomsRef& a, int i, const StepParams& p) {
 QUASAR_HD double baoab_first_half(AtomsRef& a, int i, const StepParams& p) {
   half_kick(a, i, p.dt);
   return baoab_aoa(a, i, p);
+}
+
+// A batch of independent systems (an ensemble, md/ensemble.hpp): what each system has of its own,
+// read by the integrators' batch loops and kernels (md/integrators/systems.hpp). Atom i belongs to
+// system a.system[i], whose atoms are [first[s], first[s + 1]) in input order and in every sorted order.
+struct SystemsRef {
+  int count = 0;
+  const int* first = nullptr;             // count + 1 offsets
+  const double* temperature = nullptr;    // K, the thermostat's target
+  const uint64_t* stream = nullptr;       // the seed of the system's random numbers
+  const int* active = nullptr;            // 0: finished, the system's atoms stay where they are
+  // The first fault of each system (FaultRecord: two words per system, `when` first). A system whose
+  // fault was recorded by an earlier launch (an earlier step or site) no longer moves.
+  const unsigned long long* fault = nullptr;
+
+  // Whether system s moves at the check site `when` (fault_when of md/safety.hpp).
+  QUASAR_HD bool moves(int s, unsigned long long when) const {
+    return active[s] != 0 && fault[2 * s] >= when;
+  }
+  QUASAR_HD int atoms_of(int s) const { return first[s + 1] - first[s]; }
+  // The atom's index within its system: with the system's stream, the key of its random numbers, as
+  // the input index and the seed are for one system (so a system draws what it would alone).
+  QUASAR_HD uint32_t index_in(const AtomsRef& a, int i, int s) const {
+    return static_cast<uint32_t>(a.id[i] - first[s]);
+  }
+};
+
+// Degrees of freedom of a system of n atoms (as Integrator's: momentum removed, at least 1).
+QUASAR_HD double system_dof(int n) {
+  const double d = 3.0 * n - 3.0;
+  return d < 1 ? 1.0 : d;
 }
 
 // Kinetic energy tensor contributions m v_a v_b (eV): xx, yy, zz, xy, xz, yz.

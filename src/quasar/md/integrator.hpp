@@ -80,6 +80,22 @@ class Integrator {
   // synchronises anyway).
   void throw_if_faulted(const AtomState& atoms, double skin) const { faults_.throw_if_any(atoms, skin); }
 
+  // Batches of independent systems (md::Ensemble): whether the method integrates them, and the set-up
+  // of an integrator for the batch `atoms` (its systems' state, kStateSize numbers each, and their
+  // first faults), before the first step and before a checkpoint is read. The batch's per-system
+  // temperatures, streams and active flags (AtomState) then steer each system; advance() moves a batch
+  // only after this.
+  virtual bool integrates_systems() const { return false; }
+  void bind_systems(const AtomState& atoms);
+  bool bound_to_systems() const { return faults_.tracks_systems(); }
+  // kStateSize numbers per system (host copy), and their restoration from a checkpoint.
+  std::vector<double> system_state() const { return system_state_.to_vector(); }
+  void set_system_state(const std::vector<double>& v);
+  // Energy each system's thermostat put in so far (eV; reads the device).
+  std::vector<double> system_reservoir_energy() const;
+  FaultRecord& faults() { return faults_; }
+  const FaultRecord& faults() const { return faults_; }
+
  protected:
   Integrator(const IntegratorSettings& s, Backend backend, int num_atoms);
   // The largest move a step may make: half the lists' skin (none without a skin).
@@ -94,6 +110,7 @@ class Integrator {
   Array<double> step_work_;   // GPU scratch: one step's thermostat work in fixed point
   device::FixedPointSums fixed_;
   FaultRecord faults_;
+  Array<double> system_state_;  // batches: kStateSize per system
   bool restored_ = false;  // set_state was called: a checkpoint restored the state and arrays
 };
 

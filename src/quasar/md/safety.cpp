@@ -1,5 +1,6 @@
 #include "quasar/md/safety.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -18,7 +19,7 @@ std::string number(double v, const char* format = "%.4g") {
 }
 }  // namespace
 
-FaultRecord::FaultRecord(Backend backend) : backend_(backend), words_(backend) {
+FaultRecord::FaultRecord(Backend backend) : backend_(backend), words_(backend), system_words_(backend) {
   if (backend == Backend::Cuda) words_.assign({~0ULL, ~0ULL});
 }
 
@@ -34,26 +35,71 @@ void FaultRecord::note_fault(unsigned long long when, const Fault& f) {
   }
 }
 
+Fault fault_from_words(unsigned long long when, unsigned long long detail) {
+  Fault f;
+  f.step = static_cast<long>(when / 2);
+  f.atom = static_cast<long>(detail >> 32);
+  f.what.kind = static_cast<uint32_t>(detail >> 29) & 7u;
+  const uint32_t bits = static_cast<uint32_t>(detail & 0x1FFFFFFFu) << 3;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  f.what.value = value;
+  return f;
+}
+
 void FaultRecord::throw_if_any(const AtomState& atoms, double skin, const std::string& step_name) const {
+  if (isolate_) return;
   if (backend_ == Backend::Cpu) {
     if (host_when_ != ~0ULL) throw Error(describe(host_fault_, atoms, skin, step_name));
     return;
   }
   const std::vector<unsigned long long> w = words_.to_vector();
   if (w[0] == ~0ULL) return;
-  Fault f;
-  f.step = static_cast<long>(w[0] / 2);
-  f.atom = static_cast<long>(w[1] >> 32);
-  f.what.kind = static_cast<uint32_t>(w[1] >> 29) & 7u;
-  const uint32_t bits = static_cast<uint32_t>(w[1] & 0x1FFFFFFFu) << 3;
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  f.what.value = value;
-  throw Error(describe(f, atoms, skin, step_name));
+  throw Error(describe(fault_from_words(w[0], w[1]), atoms, skin, step_name));
+}
+
+void FaultRecord::track_systems(const std::vector<int>& offsets) {
+  offsets_ = offsets;
+  set_system_words({});
+}
+
+void FaultRecord::set_system_words(const std::vector<unsigned long long>& words) {
+  const std::size_t size = 2 * (offsets_.empty() ? 0 : offsets_.size() - 1);
+  if (!words.empty() && words.size() != size)
+    throw Error("fault record: " + std::to_string(words.size()) + " words for " + std::to_string(size / 2) + " systems");
+  system_words_.assign(words.empty() ? std::vector<unsigned long long>(size, ~0ULL) : words);
+}
+
+void FaultRecord::note_in(int system, long step, CheckSite site, long atom, const AtomFault& f) {
+  if (f.kind == kNoFault) return;
+  const unsigned long long when = fault_when(step, site);
+  note_fault(when, {step, atom, f});
+  unsigned long long* w = system_words_.data() + 2 * static_cast<std::size_t>(system);
+  const unsigned long long detail = fault_detail(atom, f);
+  if (when < w[0]) {
+    w[0] = when;
+    w[1] = detail;
+  } else if (when == w[0] && detail < w[1]) {
+    w[1] = detail;
+  }
+}
+
+std::vector<Fault> FaultRecord::system_faults() const {
+  const std::vector<unsigned long long> w = system_words_.to_vector();
+  std::vector<Fault> out(w.size() / 2);
+  for (std::size_t s = 0; s < out.size(); ++s)
+    if (w[2 * s] != ~0ULL) out[s] = fault_from_words(w[2 * s], w[2 * s + 1]);
+  return out;
 }
 
 std::string describe(const Fault& f, const AtomState& atoms, double skin, const std::string& step_name) {
-  const std::string atom = "atom " + std::to_string(f.atom) + " (id " + std::to_string(atoms.file_id(f.atom)) + ")";
+  std::string atom = "atom " + std::to_string(f.atom) + " (id " + std::to_string(atoms.file_id(f.atom)) + ")";
+  if (atoms.is_batch() && f.atom >= 0) {
+    const std::vector<int>& offsets = atoms.system_offsets();
+    const auto s = std::upper_bound(offsets.begin(), offsets.end(), static_cast<int>(f.atom)) - offsets.begin() - 1;
+    atom = "atom " + std::to_string(f.atom - offsets[static_cast<std::size_t>(s)]) + " (id " +
+           std::to_string(atoms.file_id(f.atom)) + ") of system " + std::to_string(s);
+  }
   const std::string at = " at " + step_name + " " + std::to_string(f.step);
   const std::string is = " is " + number(f.what.value);
   switch (f.what.kind) {

@@ -19,7 +19,7 @@ long max_cells_for(int n) { return std::max(27L, 2L * n); }
 NeighborList::NeighborList(Backend backend, const NeighborSettings& s)
     : backend_(backend), settings_(s), count_(backend), index_(backend), image_(backend), x0_(backend),
       y0_(backend), z0_(backend), cell_count_(backend), cell_atoms_(backend), flags_(backend), perm_(backend),
-      h0_(backend), grids_dev_(backend), cell_begin_dev_(backend) {
+      h0_(backend), grids_dev_(backend), cell_begin_dev_(backend), system_rebuild_(backend) {
   if (!(s.cutoff > 0)) throw Error("neighbour list: cutoff must be positive");
   if (s.skin < 0) throw Error("neighbour list: skin must not be negative");
 }
@@ -49,7 +49,14 @@ void NeighborList::update(AtomState& atoms, long step) {
     return;
   }
   if (backend_ == Backend::Cpu) {
-    if (needs_rebuild_cpu(atoms)) build_cpu(atoms);
+    if (!atoms.is_batch()) {
+      if (needs_rebuild_cpu(atoms)) build_cpu(atoms);
+      return;
+    }
+    // A batch rebuilds only the systems that need it, so that each system's list (and every sum
+    // over it) is rebuilt at the steps where it would be alone.
+    const std::vector<char> systems = systems_to_rebuild_cpu(atoms);
+    if (std::find(systems.begin(), systems.end(), 1) != systems.end()) build_cpu(atoms, &systems);
   } else {
     build_gpu(atoms, false);
   }
@@ -74,6 +81,7 @@ void NeighborList::prepare(const AtomState& atoms) {
 
 // Each system's grid for its cell as it is now, and where its cells start.
 void NeighborList::make_grids(const AtomState& atoms) {
+  grids_revision_ = atoms.cell_revision();
   const int systems = atoms.num_systems();
   const std::vector<int>& offsets = atoms.system_offsets();
   grids_.resize(static_cast<std::size_t>(systems));
@@ -100,14 +108,32 @@ bool NeighborList::needs_rebuild_cpu(AtomState& atoms) const {
   return false;
 }
 
-void NeighborList::build_cpu(AtomState& atoms) {
+std::vector<char> NeighborList::systems_to_rebuild_cpu(AtomState& atoms) const {
+  const std::vector<int>& offsets = atoms.system_offsets();
+  std::vector<char> out(static_cast<std::size_t>(atoms.num_systems()), 0);
+  for (int s = 0; s < atoms.num_systems(); ++s) {
+    const double t = move_threshold(atoms.box(s), s);
+    char& flag = out[static_cast<std::size_t>(s)];
+    flag = t <= 0;
+    const double t2 = t * t;
+    for (int i = offsets[static_cast<std::size_t>(s)]; !flag && i < offsets[static_cast<std::size_t>(s) + 1]; ++i) {
+      const double dx = atoms.x[i] - x0_[i], dy = atoms.y[i] - y0_[i], dz = atoms.z[i] - z0_[i];
+      flag = dx * dx + dy * dy + dz * dz > t2;
+    }
+  }
+  return out;
+}
+
+void NeighborList::build_cpu(AtomState& atoms, const std::vector<char>* only) {
   make_grids(atoms);
   const int systems = atoms.num_systems();
   const std::vector<int>& offsets = atoms.system_offsets();
+  auto skipped = [&](int sys) { return only && !(*only)[static_cast<std::size_t>(sys)]; };
   AtomsRef a = atoms.ref();
   // Wrap into the cell, keeping count of the crossings, and remember where the atoms were.
-  std::vector<int> cell(n_);
+  std::vector<int> cell(n_, -1);
   for (int sys = 0; sys < systems; ++sys) {
+    if (skipped(sys)) continue;
     const Box& box = atoms.box(sys);
     const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
     for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
@@ -126,11 +152,13 @@ void NeighborList::build_cpu(AtomState& atoms) {
   // Cells in CSR form, atoms ascending within each cell.
   const int ncell = cell_begin_.back();
   std::vector<int> start(ncell + 1, 0), members(n_);
-  for (int i = 0; i < n_; ++i) ++start[cell[i] + 1];
+  for (int i = 0; i < n_; ++i)
+    if (cell[i] >= 0) ++start[cell[i] + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
   {
     std::vector<int> fill(start.begin(), start.end() - 1);
-    for (int i = 0; i < n_; ++i) members[fill[cell[i]]++] = i;
+    for (int i = 0; i < n_; ++i)
+      if (cell[i] >= 0) members[fill[cell[i]]++] = i;
   }
   const double rl2 = std::pow(settings_.cutoff + settings_.skin, 2);
   const bool half = settings_.kind == ListKind::Half;
@@ -144,6 +172,10 @@ void NeighborList::build_cpu(AtomState& atoms) {
     const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
     const int base = cell_begin_[static_cast<std::size_t>(sys)];
     for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
+      if (skipped(sys)) {
+        first[i + 1] = static_cast<int>(found_j.size());
+        continue;
+      }
       const Vec3 ri{a.x[i], a.y[i], a.z[i]};
       const Vec3 s = box.to_frac(ri);
       const int c[3] = {grid.coord(s.x, 0), grid.coord(s.y, 1), grid.coord(s.z, 2)};
@@ -176,10 +208,26 @@ void NeighborList::build_cpu(AtomState& atoms) {
       most = std::max(most, first[i + 1] - first[i]);
     }
   }
-  capacity_ = most;
-  index_.resize(static_cast<std::size_t>(capacity_) * n_);
-  image_.resize(static_cast<std::size_t>(capacity_) * n_);
+  if (only) {
+    // The other systems keep their rows; a row wider than any so far widens every row.
+    if (most > capacity_) {
+      std::vector<int> index(static_cast<std::size_t>(most) * n_), image(index.size());
+      for (int i = 0; i < n_; ++i)
+        for (int k = 0; k < count_[i]; ++k) {
+          index[static_cast<std::size_t>(i) * most + k] = index_[static_cast<std::size_t>(i) * capacity_ + k];
+          image[static_cast<std::size_t>(i) * most + k] = image_[static_cast<std::size_t>(i) * capacity_ + k];
+        }
+      index_.assign(index);
+      image_.assign(image);
+      capacity_ = most;
+    }
+  } else {
+    capacity_ = most;
+    index_.resize(static_cast<std::size_t>(capacity_) * n_);
+    image_.resize(static_cast<std::size_t>(capacity_) * n_);
+  }
   for (int i = 0; i < n_; ++i) {
+    if (cell[i] < 0) continue;  // a system not rebuilt
     count_[i] = first[i + 1] - first[i];
     for (int k = 0; k < count_[i]; ++k) {
       index_[static_cast<std::size_t>(i) * capacity_ + k] = found_j[first[i] + k];
@@ -249,19 +297,23 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
   using namespace neighbor_gpu;
   const double r_list = settings_.cutoff + settings_.skin;
   const int systems = atoms.num_systems();
-  const std::vector<CellGrid> old_grids = atoms.is_batch() ? grids_ : std::vector<CellGrid>();
-  make_grids(atoms);
-  const int cells = cell_begin_.back();
-  if (atoms.is_batch()) {
-    // The grids go to the device when they change (a cell changed) or were never there.
-    const bool same = !forced && grids_dev_.size() == grids_.size() &&
-                      std::equal(grids_.begin(), grids_.end(), old_grids.begin(), old_grids.end(),
-                                 [](const CellGrid& p, const CellGrid& q) { return std::memcmp(&p, &q, sizeof p) == 0; });
-    if (!same) {
-      grids_dev_.assign(grids_);
-      cell_begin_dev_.assign(cell_begin_);
+  // The grids depend on the cells alone: a step that changed none (every step of most runs) skips
+  // them, which for a batch of thousands of systems is most of the host's work in a step.
+  if (forced || grids_revision_ != atoms.cell_revision()) {
+    const std::vector<CellGrid> old_grids = atoms.is_batch() ? grids_ : std::vector<CellGrid>();
+    make_grids(atoms);
+    if (atoms.is_batch()) {
+      // The grids go to the device when they change (a cell changed) or were never there.
+      const bool same = !forced && grids_dev_.size() == grids_.size() &&
+                        std::equal(grids_.begin(), grids_.end(), old_grids.begin(), old_grids.end(),
+                                   [](const CellGrid& p, const CellGrid& q) { return std::memcmp(&p, &q, sizeof p) == 0; });
+      if (!same) {
+        grids_dev_.assign(grids_);
+        cell_begin_dev_.assign(cell_begin_);
+      }
     }
   }
+  const int cells = cell_begin_.back();
   if (flags_.empty()) flags_.resize(kFlagCount);
   h0_.resize(9 * static_cast<std::size_t>(systems));
   // Cell slots: twice the mean occupancy plus a margin; the first build measures and grows.
@@ -287,9 +339,12 @@ void NeighborList::build_gpu(AtomState& atoms, bool forced) {
       args.grids = grids_dev_.data();
       args.cell_begin = cell_begin_dev_.data();
       args.systems = systems;
+      if (system_rebuild_.size() != static_cast<std::size_t>(systems))
+        system_rebuild_.assign(std::vector<int>(static_cast<std::size_t>(systems), 0));
+      args.rebuild_system = system_rebuild_.data();
     }
     args.cells = cells;
-    if (forced) set_rebuild_flag(flags_.data());
+    if (forced) set_rebuild_flag(args);
     else flag_moved_atoms(args);
     build_if_flagged(args);
     if (!forced) return;

@@ -42,10 +42,24 @@ __global__ void flag_moved_kernel(BuildArgs a) {
   }
   const double t = 0.5 * (a.skin - dh);
   const double dx = a.atoms.x[i] - a.x0[i], dy = a.atoms.y[i] - a.y0[i], dz = a.atoms.z[i] - a.z0[i];
-  if (t <= 0 || dx * dx + dy * dy + dz * dz > t * t) a.flags[kRebuild] = 1;
+  if (t <= 0 || dx * dx + dy * dy + dz * dz > t * t) {
+    a.flags[kRebuild] = 1;
+    if constexpr (kBatch) a.rebuild_system[at.system] = 1;
+  }
 }
 
 __global__ void set_flag_kernel(int* flags) { flags[kRebuild] = 1; }
+
+__global__ void set_system_flags_kernel(BuildArgs a) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < a.systems) a.rebuild_system[s] = 1;
+}
+
+// Whether a build rebuilds atom i's system (always with one system).
+template <bool kBatch>
+__device__ bool rebuilds(const BuildArgs& a, int system) {
+  return !kBatch || a.rebuild_system[system] != 0;
+}
 
 __global__ void clear_cells_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
@@ -59,6 +73,7 @@ __global__ void bin_kernel(BuildArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
   const SystemOf<kBatch> at(a, i);
+  if (!rebuilds<kBatch>(a, at.system)) return;
   const Box& box = at.box;
   int img[3] = {a.atoms.ix[i], a.atoms.iy[i], a.atoms.iz[i]};
   const Vec3 r = box.wrap({a.atoms.x[i], a.atoms.y[i], a.atoms.z[i]}, img);
@@ -99,6 +114,7 @@ __global__ void build_kernel(BuildArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.atoms.n) return;
   const SystemOf<kBatch> at(a, i);
+  if (!rebuilds<kBatch>(a, at.system)) return;
   const Box& box = at.box;
   const CellGrid& g = at.grid;
   const double* __restrict__ x = a.atoms.x;
@@ -148,13 +164,14 @@ __global__ void build_kernel(BuildArgs a) {
 __global__ void store_cells_kernel(BuildArgs a) {
   if (!a.flags[kRebuild]) return;
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= a.systems) return;
+  if (s >= a.systems || !a.rebuild_system[s]) return;
   const Box& box = a.atoms.boxes[s];
   for (int k = 0; k < 3; ++k) {
     a.h0[9 * s + 3 * k] = box.h.r[k].x;
     a.h0[9 * s + 3 * k + 1] = box.h.r[k].y;
     a.h0[9 * s + 3 * k + 2] = box.h.r[k].z;
   }
+  a.rebuild_system[s] = 0;  // after the build kernel, which read it
 }
 
 __global__ void finish_kernel(BuildArgs a) {
@@ -186,9 +203,12 @@ void flag_moved_atoms(const BuildArgs& a) {
   QUASAR_LAUNCH_CHECK("flag_moved_kernel");
 }
 
-void set_rebuild_flag(int* flags) {
-  set_flag_kernel<<<1, 1>>>(flags);
+void set_rebuild_flag(const BuildArgs& a) {
+  set_flag_kernel<<<1, 1>>>(a.flags);
   QUASAR_LAUNCH_CHECK("set_flag_kernel");
+  if (!a.atoms.system) return;
+  set_system_flags_kernel<<<grid_for(a.systems, kBlock), kBlock>>>(a);
+  QUASAR_LAUNCH_CHECK("set_system_flags_kernel");
 }
 
 void build_if_flagged(const BuildArgs& a) {

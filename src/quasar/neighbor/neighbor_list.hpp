@@ -72,7 +72,8 @@ class NeighborList {
 
   const NeighborSettings& settings() const { return settings_; }
   // Rebuilds the list if any atom moved more than skin/2 (or the cell changed enough) since the
-  // last build. Wraps positions into the cell when it builds. At steps that are multiples of
+  // last build; a batch rebuilds only the lists of the systems where that happened. Wraps positions
+  // into the cell when it builds. At steps that are multiples of
   // sort_every the atoms are first re-sorted in space (the schedule depends on the step alone, so a
   // restarted run sorts where the uninterrupted one did).
   void update(AtomState& atoms, long step = 0);
@@ -87,8 +88,10 @@ class NeighborList {
  private:
   void prepare(const AtomState& atoms);
   void make_grids(const AtomState& atoms);
-  void build_cpu(AtomState& atoms);
+  // Builds the list of every system, or of those flagged in `only` (the others keep theirs).
+  void build_cpu(AtomState& atoms, const std::vector<char>* only = nullptr);
   bool needs_rebuild_cpu(AtomState& atoms) const;
+  std::vector<char> systems_to_rebuild_cpu(AtomState& atoms) const;
   void build_gpu(AtomState& atoms, bool forced);
   void spatial_sort(AtomState& atoms);
   double move_threshold(const Box& box, int system) const;
@@ -103,6 +106,7 @@ class NeighborList {
   std::vector<CellGrid> grids_;
   std::vector<int> cell_begin_;
   std::vector<Box> box0_;
+  std::uint64_t grids_revision_ = ~0ULL;  // the atoms' cell_revision() the grids were made for
   long builds_ = 0;
   Array<int> cell_count_, cell_atoms_;  // atoms per cell; atoms of each cell (cell_capacity_ slots)
   int cell_capacity_ = 0;
@@ -111,6 +115,7 @@ class NeighborList {
   Array<double> h0_;  // device: cell at the last build (9 per system)
   Array<CellGrid> grids_dev_;  // device copies of grids_ and cell_begin_ for batches
   Array<int> cell_begin_dev_;
+  Array<int> system_rebuild_;  // device, batches: the systems the next build rebuilds
 };
 
 }  // namespace quasar

@@ -30,12 +30,16 @@ struct BuildArgs {
   const int* cell_begin = nullptr;
   int systems = 1;
   int cells = 0;
+  // Batches: the systems a build rebuilds (set where an atom of the system moved, or all for a forced
+  // build; cleared as the build finishes); the others keep their lists, positions and cells.
+  int* rebuild_system = nullptr;
 };
 
-// Sets flags[kRebuild] when an atom moved farther than half the skin, less the effect of any change
-// of the cell since the last build (same rule as the CPU list).
+// Sets flags[kRebuild] (and the atom's system's rebuild_system) when an atom moved farther than half
+// the skin, less the effect of any change of the cell since the last build (same rule as the CPU list).
 void flag_moved_atoms(const BuildArgs& a);
-void set_rebuild_flag(int* flags);
+// Flags a forced build (of every system of a batch).
+void set_rebuild_flag(const BuildArgs& a);
 // Wrap, bin, order each cell, build the list and count the build, all only if flagged.
 void build_if_flagged(const BuildArgs& a);
 // perm = atoms ordered by cell (stable), for spatial sorting.

@@ -4,6 +4,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/md/integrators/launch.hpp"
+#include "quasar/md/integrators/systems.hpp"
 
 namespace quasar::md {
 
@@ -19,6 +20,7 @@ void Bussi::advance(long step, AtomState& atoms, NeighborLists& lists, ForceFiel
 
 void Bussi::rescale(long step, AtomState& atoms, const ForceOutput& out) {
   const double kt = units::boltzmann * s_.temperature, c = std::exp(-s_.dt / s_.tau_t);
+  if (atoms.is_batch()) return systems_bussi(atoms, systems_ref(atoms, faults_), system_state_.data(), c, step);
   AtomsRef a = atoms.ref();
   if (atoms.backend() == Backend::Cuda) {
     gpu::bussi(a, state_.data(), dof_, kt, c, s_.seed, static_cast<uint64_t>(step),

@@ -16,6 +16,11 @@ void baoab_first_half(AtomsRef, const StepParams&, double*, const FaultCheck&, d
 void kinetic(AtomsRef, double*, device::FixedPointSums*) { no_cuda(); }
 void bussi(AtomsRef, double*, double, double, double, uint64_t, uint64_t, device::FixedPointSums*) { no_cuda(); }
 void scale(AtomsRef, Vec3, Vec3) { no_cuda(); }
+void systems_kick_drift(AtomsRef, SystemsRef, double, const FaultCheck&) { no_cuda(); }
+void systems_half_kick(AtomsRef, SystemsRef, double, const FaultCheck&) { no_cuda(); }
+void systems_baoab_first_half(AtomsRef, SystemsRef, double, double, uint64_t, double*, const FaultCheck&) { no_cuda(); }
+void systems_kinetic(AtomsRef, SystemsRef, double*, int) { no_cuda(); }
+void systems_bussi(AtomsRef, SystemsRef, double*, double, uint64_t, unsigned long long) { no_cuda(); }
 void respa_inner_move(AtomsRef, LevelForces, bool, double, double, const FaultCheck&) { no_cuda(); }
 void respa_inner_baoab(AtomsRef, LevelForces, bool, double, const StepParams&, double*, const FaultCheck&,
                        device::FixedPointSums*, double*) {

@@ -4,6 +4,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/md/integrators/launch.hpp"
+#include "quasar/md/integrators/systems.hpp"
 
 namespace quasar::md {
 
@@ -17,6 +18,7 @@ Langevin::Langevin(const IntegratorSettings& s, Backend backend, int num_atoms) 
 
 void Langevin::advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                        ComputeRequest req) {
+  if (atoms.is_batch()) return advance_systems(step, atoms, lists, force_field, out, req);
   const bool gpu = atoms.backend() == Backend::Cuda;
   const StepParams p = langevin_params(s_, step);
   const double skin = lists.skin(), limit = max_move(lists);
@@ -46,6 +48,19 @@ void Langevin::advance(long step, AtomState& atoms, NeighborLists& lists, ForceF
     }
     faults_.throw_if_any(atoms, skin);
   }
+}
+
+void Langevin::advance_systems(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field,
+                               ForceOutput& out, ComputeRequest req) {
+  const bool gpu = atoms.backend() == Backend::Cuda;
+  const double skin = lists.skin();
+  systems_baoab_first_half(atoms, systems_ref(atoms, faults_), s_.dt, std::exp(-s_.dt / s_.tau_t), step,
+                           system_state_.data(), faults_, max_move(lists));
+  if (!gpu) faults_.throw_if_any(atoms, skin);
+  lists.update(atoms, step);
+  force_field.compute(atoms, lists.refs(), req, out);
+  systems_half_kick(atoms, systems_ref(atoms, faults_), s_.dt, step, faults_);
+  if (!gpu) faults_.throw_if_any(atoms, skin);
 }
 
 }  // namespace quasar::md

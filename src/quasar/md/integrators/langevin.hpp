@@ -14,6 +14,12 @@ class Langevin final : public Integrator {
   std::string describe() const override { return "langevin dynamics"; }
   void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                ComputeRequest req) override;
+  bool integrates_systems() const override { return true; }
+
+ private:
+  // A batch: each system towards its own temperature with its own stream.
+  void advance_systems(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
+                       ComputeRequest req);
 };
 
 // The parameters of BAOAB's O step at `step`.

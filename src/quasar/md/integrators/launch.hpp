@@ -20,6 +20,15 @@ void bussi(AtomsRef a, double* state, double dof, double kt, double c, uint64_t 
            device::FixedPointSums* fixed);
 void scale(AtomsRef a, Vec3 position_scale, Vec3 velocity_scale);
 
+// Batches of systems (systems.hpp): per-atom kernels for the kicks and drifts, one warp per system
+// where a system's atoms are summed (thermostat work, kinetic energy, Bussi's factor).
+void systems_kick_drift(AtomsRef a, SystemsRef sys, double dt, const FaultCheck& check);
+void systems_half_kick(AtomsRef a, SystemsRef sys, double dt, const FaultCheck& check);
+void systems_baoab_first_half(AtomsRef a, SystemsRef sys, double dt, double c1, uint64_t step, double* state,
+                              const FaultCheck& check);
+void systems_kinetic(AtomsRef a, SystemsRef sys, double* dest, int stride);
+void systems_bussi(AtomsRef a, SystemsRef sys, double* state, double c, uint64_t step, unsigned long long when);
+
 // r-RESPA. A level's forces are a per-atom property of the atoms (atom i's at [i]).
 struct LevelForces {
   double *x, *y, *z;

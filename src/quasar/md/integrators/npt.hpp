@@ -14,6 +14,7 @@ class CellRescalingNpt final : public Bussi {
   void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                ComputeRequest req) override;
   bool needs_virial(long step) const override { return step % s_.barostat_every == 0; }
+  bool integrates_systems() const override { return false; }  // one cell, one barostat
 
  private:
   void barostat(long step, AtomState& atoms, const ForceOutput& out, double skin);

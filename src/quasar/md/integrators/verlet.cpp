@@ -1,6 +1,7 @@
 #include "quasar/md/integrators/verlet.hpp"
 
 #include "quasar/md/integrators/launch.hpp"
+#include "quasar/md/integrators/systems.hpp"
 
 namespace quasar::md {
 
@@ -13,6 +14,15 @@ void VelocityVerlet::verlet_step(long step, AtomState& atoms, NeighborLists& lis
                                  ForceOutput& out, ComputeRequest req) {
   const bool gpu = atoms.backend() == Backend::Cuda;
   const double dt = s_.dt, skin = lists.skin(), limit = max_move(lists);
+  if (atoms.is_batch()) {
+    systems_kick_drift(atoms, systems_ref(atoms, faults_), dt, step, faults_, limit);
+    if (!gpu) faults_.throw_if_any(atoms, skin);
+    lists.update(atoms, step);
+    force_field.compute(atoms, lists.refs(), req, out);
+    systems_half_kick(atoms, systems_ref(atoms, faults_), dt, step, faults_);
+    if (!gpu) faults_.throw_if_any(atoms, skin);
+    return;
+  }
   AtomsRef a = atoms.ref();
   if (gpu) {
     gpu::kick_drift(a, dt, {faults_.slots(), fault_when(step, kAfterDrift), limit});

@@ -11,6 +11,7 @@ class VelocityVerlet : public Integrator {
   std::string describe() const override { return "nve dynamics"; }
   void advance(long step, AtomState& atoms, NeighborLists& lists, ForceField& force_field, ForceOutput& out,
                ComputeRequest req) override;
+  bool integrates_systems() const override { return true; }
 
  protected:
   // The Verlet step itself, which the thermostatted variants follow with their own updates.
