@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       st.skin = 1.0;
       st.sort_every = 1000;
       st.deterministic = deterministic;
-      const std::size_t mem0 = device::memory_in_use();
+      const std::size_t mem0 = backend == Backend::Cuda ? device::memory_in_use() : 0;
       md::Simulation sim(s, std::move(pot), st, backend);
       // Warm-up, then the timed steps.
       auto advance = [&](long k0, long count) {
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       sim.neighbor_lists().check_overflow();
       const md::Thermo t = sim.thermo();
-      const double mem = static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n);
+      const double mem = backend == Backend::Cuda ? static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n) : 0.0;
       std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld, %s%s", sys.c_str(), n,
                   backend_name(backend), nsteps, static_cast<double>(n) * nsteps / secs, 1e3 * secs / nsteps, mem,
                   t.temperature, sim.neighbor_lists().builds(), integrator.c_str(),
