@@ -11,9 +11,9 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/neighbor/neighbor_lists.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/model_devi.hpp"
+#include "quasar/potential/registry.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -176,16 +176,17 @@ TEST_P(Batches, EamAloneAndWithALennardJonesTerm) {
 }
 
 TEST_P(Batches, DeepPotentialWaterOfEverySizeAndCell) {
+  QUASAR_REQUIRE_FAMILY("deepmd");
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
   if (model.empty() || data.empty())
     return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd (model, water data) is missing");
   const std::vector<Structure> frames = water_frames(data);
-  ForceField ff(std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(model)));
+  ForceField ff(std::shared_ptr<Potential>(load_model(model)));
   expect_batched_equals_single(ff, frames, "deepmd", kTol);
   // With a pair term after it: the Deep Potential's per-atom parts separated from the next term's.
   ForceField two;
-  two.add(std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(model)));
+  two.add(std::shared_ptr<Potential>(load_model(model)));
   two.add(std::make_shared<LennardJones>(std::map<std::string, LjSpecies>{{"O", {0.006, 3.1}}, {"H", {0.0, 1.0}}}, 5.0,
                                          true, false));
   expect_batched_equals_single(two, frames, "deepmd + lj", kTol);

@@ -17,8 +17,8 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/bonded/bonded_term.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -38,6 +38,7 @@ struct Case {
   Tolerances tol;
   double dt_fs = 2.0, temperature = 300;
   std::string missing;  // why the case cannot run here ("" when it can)
+  std::string family;   // a family this build may leave out, whose case then skips
   test::Dependency needs = test::Dependency::SharedData;
 };
 
@@ -105,7 +106,7 @@ std::vector<Case> cases() {
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
   Case dp = make_case("DeepPotential",
-                      [model] { return of(std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(model))); },
+                      [model] { return of(load_model(model)); },
                       [data] { return io::read_deepmd_frame(data, 0, 0); });
   // Finite differences of an energy of 3e4 eV with h = 1e-5 Å round off near 3e-7: measured 9.8e-7
   // (forces) and 6.2e-7 (virial); sums 0 and 7.3e-19, invariances 3.3e-16.
@@ -113,6 +114,7 @@ std::vector<Case> cases() {
   dp.tol.gpu = 1e-10;
   dp.dt_fs = 0.5;
   if (model.empty() || data.empty()) dp.missing = "../shared/reference/deepmd is not here";
+  dp.family = "deepmd";
   out.push_back(dp);
   return out;
 }
@@ -154,6 +156,7 @@ class Conformance : public testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     c_ = &current_case();
+    if (!c_->family.empty()) QUASAR_REQUIRE_FAMILY(c_->family);
     if (!c_->missing.empty()) return test::missing(c_->needs, c_->missing);
     ff_ = c_->make();
     s_ = c_->structure();

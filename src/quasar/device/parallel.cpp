@@ -2,13 +2,20 @@
 
 #include <exception>
 
+#if QUASAR_HAVE_OPENMP
 #include <omp.h>
+#endif
 
 namespace quasar::device {
 
+#if QUASAR_HAVE_OPENMP
 int cpu_threads() { return std::max(1, omp_get_max_threads()); }
-
 void set_cpu_threads(int threads) { omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs()); }
+#else
+// Built without OpenMP: one thread (parallel_ranges then runs its ranges in order).
+int cpu_threads() { return 1; }
+void set_cpu_threads(int) {}
+#endif
 
 namespace detail {
 
@@ -16,9 +23,15 @@ void run_ranges(long n, int threads, RangeFunction fn, void* body) {
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
   // One range per thread, each thread t taking range t whatever OpenMP's schedule; inside another
   // parallel region OpenMP gives one thread, which then runs every range in order.
+#if QUASAR_HAVE_OPENMP
 #pragma omp parallel num_threads(threads)
+#endif
   {
+#if QUASAR_HAVE_OPENMP
     const int team = omp_get_num_threads(), me = omp_get_thread_num();
+#else
+    const int team = 1, me = 0;
+#endif
     for (int t = me; t < threads; t += team) {
       try {
         const Range r = static_range(n, threads, t);

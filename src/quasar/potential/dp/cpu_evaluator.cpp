@@ -134,7 +134,7 @@ CpuEvaluator::~CpuEvaluator() = default;
 void CpuEvaluator::embed(BlockWork& w, int net, int rows, const double* s, double* G, double* dG) const {
   if (rows == 0) return;
   if (tables_) {
-    for (int r = 0; r < rows; ++r) tables_->eval(net, s[r], G + static_cast<long>(r) * m_, dG + static_cast<long>(r) * m_);
+    tables_->eval_rows(net, s, rows, G, dG);
     return;
   }
   nn::forward_tangent_rows(embeddings_[net], s, rows, G, dG, w.net_work);
