@@ -290,9 +290,10 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
     return;
   }
   if (model.atom_excluded[ti]) return;  // no energy, no force from these centres
+  double sums[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // kept here, written to `partial` at the end
   for (int b = 0; b < count; ++b) {
     const double e = w.trace.out[b] + model.bias_atom_e[ti] + model.out_bias[ti];
-    partial[0] += e;
+    sums[0] += e;
     if (out.per_atom) out.atom_energy[atoms[b]] += e;
   }
 
@@ -338,7 +339,7 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
           // DeePMD-kit's convention: -(dE/dd)_p d_q, given to the neighbour. Summed over atoms it
           // equals the symmetric total virial.
           const double v = -g[p] * row.d[q];
-          partial[1 + p * 3 + q] += v;
+          sums[1 + p * 3 + q] += v;
           if (out.per_atom) atom_virial[(p * 3 + q) * n + j] += v;
         }
     }
@@ -348,6 +349,7 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
     fy[atoms[b]] += fi[b][1];
     fz[atoms[b]] += fi[b][2];
   }
+  std::copy(sums, sums + 10, partial);
 }
 
 }  // namespace quasar::dp

@@ -238,18 +238,16 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
   // With ghosts (AtomState's n_local) only centres embed: a ghost's density is incomplete.
   const bool ghosts = atoms.n_local() < n;
   auto local = [&](int i) { return a.id[i] < a.n_local ? 1.0 : 0.0; };
-  device::parallel_ranges(n, threads, [&](int t, long begin, long end) {
-    HalfListSums& sums = threaded[t];
-    for (int i = static_cast<int>(begin); i < end; ++i) {
+  threaded.run(n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i) {
       double f;
       ev.embed(a.type[i], rho_[i], f, fp_[i]);
       if (ghosts && local(i) == 0) fp_[i] = 0;
       else sums.add_atom_energy(i, f);
     }
   });
-  device::parallel_ranges(n, threads, [&](int t, long begin, long end) {
-    HalfListSums& sums = threaded[t];
-    for (int i = static_cast<int>(begin); i < end; ++i)
+  threaded.run(n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i)
       for (int k = 0; k < list.count[i]; ++k) {
         int j;
         const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);

@@ -16,9 +16,8 @@ void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, 
   ThreadedHalfListSums threaded(atoms, req, out, buffers);
   const AtomsRef a = atoms.ref();
   if (!Special::kActive && atoms.n_local() < atoms.size()) {
-    device::parallel_ranges(a.n, threaded.threads(), [&](int t, long begin, long end) {
-      HalfListSums& sums = threaded[t];
-      for (int i = static_cast<int>(begin); i < end; ++i) {
+    threaded.run(a.n, [&](HalfListSums& sums, int begin, int end) {
+      for (int i = begin; i < end; ++i) {
         const double li = a.id[i] < a.n_local ? 1.0 : 0.0;
         for (int k = 0; k < list.count[i]; ++k) {
           int j;
@@ -33,9 +32,8 @@ void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, 
     threaded.finish();
     return;
   }
-  device::parallel_ranges(a.n, threaded.threads(), [&](int t, long begin, long end) {
-    HalfListSums& sums = threaded[t];
-    for (int i = static_cast<int>(begin); i < end; ++i) {
+  threaded.run(a.n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i) {
       const int ti = a.type[i];
       for (int k = 0; k < list.count[i]; ++k) {
         int j;

@@ -80,8 +80,7 @@ class HalfListSums {
   double energy_ = 0, w_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 };
 
-// HalfListSums for a loop over atoms split over CPU threads (device::parallel_ranges with
-// threads()): thread t adds into the outputs (t = 0) or into arrays of its own (buffers), and
+// HalfListSums for a loop over atoms split over CPU threads (run()): thread t adds into the outputs (t = 0) or into arrays of its own (buffers), and
 // finish() adds those arrays to the outputs and each thread's energy and virial to the totals, both
 // in thread order: the same bits every run with the same thread count; with one thread, exactly
 // the serial loop. Loops over fewer than kGrain atoms per thread stay on one thread.
@@ -100,7 +99,16 @@ class ThreadedHalfListSums {
                          buffers_.get(t, 4), n);
   }
   int threads() const { return buffers_.threads(); }
-  HalfListSums& operator[](int thread) { return sums_[static_cast<std::size_t>(thread)]; }
+  // body(sums, begin, end) for each thread's range of [0, n), with that thread's sums as a local
+  // copy while it runs (its running totals stay in registers, and threads share no cache line).
+  template <class Body>
+  void run(long n, Body&& body) {
+    device::parallel_ranges(n, threads(), [&](int t, long begin, long end) {
+      HalfListSums sums = sums_[static_cast<std::size_t>(t)];
+      body(sums, static_cast<int>(begin), static_cast<int>(end));
+      sums_[static_cast<std::size_t>(t)] = sums;
+    });
+  }
   void finish() {
     buffers_.reduce();
     for (const HalfListSums& s : sums_) s.finish(out_);
