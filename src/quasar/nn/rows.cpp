@@ -10,19 +10,16 @@ namespace quasar::nn {
 
 namespace {
 
-constexpr int kTile = 8;  // outputs per tile: one AVX-512 register, two AVX2, four SSE2
+constexpr int kTile = kRowTile;  // outputs per tile: one AVX-512 register, two AVX2, four SSE2
 // Eight doubles as one value (GCC's and Clang's vector extension, lowered to the clone's registers).
 typedef double Tile __attribute__((vector_size(kTile * sizeof(double))));
 
-int padded(int n) { return (n + kTile - 1) / kTile * kTile; }
+int padded(int n) { return padded_width(n); }
 
-// y (rows x n, row stride ldy) = init + x (rows x k, row stride ldx) w (k x np, np = n padded);
-// init (np values) null: 0. Four rows at a time share each tile of w, in registers; each output is
-// its init plus the products summed over k in order, whatever the number of rows, so a row's result
-// does not depend on the other rows.
+// Four rows at a time share each tile of w, in registers.
 QUASAR_CPU_CLONES
-void product_rows(const double* __restrict x, long ldx, int rows, int k, const double* __restrict w, int n,
-                  const double* __restrict init, double* __restrict y, long ldy) {
+void product_tiles(const double* __restrict x, long ldx, int rows, int k, const double* __restrict w, int n,
+                   const double* __restrict init, double* __restrict y, long ldy) {
   const int np = padded(n);
   for (int r0 = 0; r0 < rows; r0 += 4) {
     const int nr = std::min(4, rows - r0);
@@ -133,6 +130,11 @@ void backward_scale(const RowsLayer& L, const double* __restrict slope, int rows
 }
 
 }  // namespace
+
+void product_rows(const double* x, long ldx, int rows, int k, const double* w, int n, const double* init, double* y,
+                  long ldy) {
+  product_tiles(x, ldx, rows, k, w, n, init, y, ldy);
+}
 
 RowsNet::RowsNet(const Network& net) {
   for (const Layer& src : net.layers) {

@@ -46,6 +46,14 @@ inline double tanh_fast(double x) {
   return std::copysign(-em1 / (2.0 + em1), x);
 }
 
+// y (rows x n, row stride ldy) = init + x (rows x k, row stride ldx) w, for w of k rows of
+// padded_width(n) values (the columns past n zero) and init padded_width(n) values or null (0). Each
+// output is its init plus the products summed over k in order, whatever the number of rows.
+constexpr int kRowTile = 8;
+inline int padded_width(int n) { return (n + kRowTile - 1) / kRowTile * kRowTile; }
+void product_rows(const double* x, long ldx, int rows, int k, const double* w, int n, const double* init, double* y,
+                  long ldy);
+
 // A network prepared for rows: each layer's weights with the outputs padded to a multiple of 8 (zero
 // columns, so that the product runs on whole tiles of 8 outputs), and transposed (the inputs padded
 // likewise) for the backward pass.

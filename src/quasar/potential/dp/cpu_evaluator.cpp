@@ -37,7 +37,7 @@ struct BlockWork {
   std::vector<int> keep;                           // [atom][type]: slots filled from the environment
   std::vector<double> s, G, dG;                    // per row of one type: s_hat; rows x M
   std::vector<std::size_t> row_begin;              // per type, into G and dG
-  std::vector<double> gr, x, ggr, grad_out, grad_in, gd, net_work, back_work;
+  std::vector<double> gr, x, ggr, ggr_t, H, K, grad_out, grad_in, gd, net_work, back_work;
   nn::RowsTrace trace;
 };
 
@@ -57,29 +57,19 @@ void add_rows_to_gr(const Row* rows, int count, const double* __restrict G, int 
   }
 }
 
-// The gradient of the energy with respect to each row's displacement d, from dE/dgr (ggr, 4 x M per
-// atom): dE/dR_hat = ggr G (+ dE/dG . dG/ds in the first component), then through R(d).
+// The gradient of the energy with respect to each row's displacement d: dE/dR_hat = ggr G, plus in
+// its first component dE/dG . dG/ds = sum_c R_hat[c] (ggr dG)[c] (H and K: G and dG times ggr^T, 4
+// per row), then through R(d).
 QUASAR_CPU_CLONES
-void row_gradients(const Row* rows, int count, const double* __restrict G, const double* __restrict dG, int M,
-                   const double* __restrict ggr, const double* __restrict dstd, double* __restrict gd_out) {
+void row_gradients(const Row* rows, int count, const double* __restrict H, const double* __restrict K,
+                   const double* __restrict dstd, double* __restrict gd_out) {
   for (int r = 0; r < count; ++r) {
     const Row& row = rows[r];
-    const double* __restrict g = G + static_cast<long>(r) * M;
-    const double* __restrict dg = dG + static_cast<long>(r) * M;
-    const double* __restrict gg = ggr + static_cast<long>(row.atom) * 4 * M;
-    double grh[4];
-    for (int c = 0; c < 4; ++c) {
-      const double* __restrict ggc = gg + c * M;
-      double s = 0;
-#pragma omp simd reduction(+ : s)
-      for (int q = 0; q < M; ++q) s += ggc[q] * g[q];
-      grh[c] = s;
-    }
-    double s = 0;
-    const double r0 = row.rhat[0], r1 = row.rhat[1], r2 = row.rhat[2], r3 = row.rhat[3];
-#pragma omp simd reduction(+ : s)
-    for (int q = 0; q < M; ++q) s += (gg[q] * r0 + gg[M + q] * r1 + gg[2 * M + q] * r2 + gg[3 * M + q] * r3) * dg[q];
-    grh[0] += s;
+    const double* h = H + 4L * r;
+    const double* kk = K + 4L * r;
+    const double grh[4] = {
+        h[0] + (row.rhat[0] * kk[0] + row.rhat[1] * kk[1] + row.rhat[2] * kk[2] + row.rhat[3] * kk[3]), h[1], h[2],
+        h[3]};
     const double* sd = dstd + static_cast<long>(row.slot) * 4;
     double* gd = gd_out + 3L * r;
     gd[0] = gd[1] = gd[2] = 0;
@@ -316,15 +306,32 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
       }
   }
 
-  // 5. Forces and virials of every row with a neighbour.
+  // 5. Forces and virials of every row with a neighbour. Rows of one type come atom by atom: each
+  // atom's rows times its ggr^T (M x 4, padded to a tile) as matrix products.
   double fi[kBlockAtoms][3] = {};
   std::vector<double>& gd = w.gd;  // 3 per row
+  const int wide = nn::padded_width(4);
+  w.ggr_t.assign(static_cast<std::size_t>(M) * wide, 0.0);
   for (int t = 0; t < nt; ++t) {
     const auto& rows = w.rows[t];
     const int nr = static_cast<int>(rows.size());
+    const double* G = &w.G[w.row_begin[t] * M];
+    const double* dG = &w.dG[w.row_begin[t] * M];
+    w.H.resize(4 * rows.size());
+    w.K.resize(4 * rows.size());
+    for (int r0 = 0; r0 < nr;) {
+      const int b = rows[r0].atom;
+      int r1 = r0;
+      while (r1 < nr && rows[r1].atom == b) ++r1;
+      const double* ggr = &w.ggr[static_cast<std::size_t>(b) * 4 * M];
+      for (int q = 0; q < M; ++q)
+        for (int c = 0; c < 4; ++c) w.ggr_t[static_cast<std::size_t>(q) * wide + c] = ggr[c * M + q];
+      nn::product_rows(G + static_cast<long>(r0) * M, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, &w.H[4L * r0], 4);
+      nn::product_rows(dG + static_cast<long>(r0) * M, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, &w.K[4L * r0], 4);
+      r0 = r1;
+    }
     gd.resize(3 * rows.size());
-    row_gradients(rows.data(), nr, &w.G[w.row_begin[t] * M], &w.dG[w.row_begin[t] * M], M, w.ggr.data(), dstd,
-                  gd.data());
+    row_gradients(rows.data(), nr, w.H.data(), w.K.data(), dstd, gd.data());
     for (int r = 0; r < nr; ++r) {
       const Row& row = rows[r];
       if (row.j < 0) continue;
