@@ -153,7 +153,7 @@ constexpr double kTol = 1e-12;
 
 TEST_P(Batches, LennardJonesOfOneAndTwoTerms) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 11);
-  ForceField one(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField one{std::shared_ptr<Potential>(test::argon_lj())};
   expect_batched_equals_single(one, frames, "lj", kTol);
   // Two terms: per-term energies per system from each term's own per-atom parts.
   ForceField two;
@@ -196,7 +196,7 @@ TEST_P(Batches, DeepPotentialWaterOfEverySizeAndCell) {
 // frames still agree with their single evaluations.
 TEST_P(Batches, DeterministicBatchesRepeatBitForBit) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 31);
-  ForceField ff(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField ff{std::shared_ptr<Potential>(test::argon_lj())};
   const auto a = evaluate_batch(ff, frames, GetParam(), true, true);
   const auto b = evaluate_batch(ff, frames, GetParam(), true, true);
   BatchErrors err(std::string("lj deterministic on ") + backend_name(GetParam()));
@@ -213,7 +213,7 @@ TEST_P(Batches, DeterministicBatchesRepeatBitForBit) {
 // come back in its input order.
 TEST_P(Batches, SortedBatchGivesTheSameFrames) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 41);
-  ForceField ff(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField ff{std::shared_ptr<Potential>(test::argon_lj())};
   const Backend b = GetParam();
   const std::vector<Evaluation> plain = evaluate_batch(ff, frames, b, true);
   AtomState atoms(b, frames);
@@ -242,7 +242,7 @@ TEST_P(Batches, SortedBatchGivesTheSameFrames) {
 
 TEST_P(Batches, ModelDeviationOfABatchEqualsFrameByFrame) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 51);
-  ForceField a(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField a{std::shared_ptr<Potential>(test::argon_lj())};
   ForceField b(std::make_shared<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.011, 3.3}}}, 8.0, true, false));
   ForceField* const models[2] = {&a, &b};
   const std::vector<ModelDeviation> batched = model_deviations(models, frames, GetParam());

@@ -109,10 +109,11 @@ CpuEvaluator::CpuEvaluator(const DpModel& model, const EmbeddingTables* tables) 
       double* suffix = &pad_suffix_[(static_cast<std::size_t>(ti) * (nnei_ + nt) + base + t) * 4 * M];
       for (int k = sel; k-- > 0;) {
         const double* rh = &pad_rhat_[(static_cast<std::size_t>(ti) * nnei_ + base + k) * 4];
+        const double* g = G.data() + static_cast<std::size_t>(k) * M;
+        double* here = suffix + static_cast<std::size_t>(k) * 4 * M;
+        const double* next = here + 4 * M;
         for (int c = 0; c < 4; ++c)
-          for (int a = 0; a < M; ++a)
-            suffix[(static_cast<std::size_t>(k) * 4 + c) * M + a] =
-                suffix[(static_cast<std::size_t>(k + 1) * 4 + c) * M + a] + G[static_cast<std::size_t>(k) * M + a] * rh[c];
+          for (int a = 0; a < M; ++a) here[c * M + a] = next[c * M + a] + g[a] * rh[c];
       }
       base += sel;
     }
@@ -201,7 +202,8 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
     int base = 0;
     for (int t = 0; t < nt; ++t) {
       auto& v = w.candidates[t];
-      std::sort(v.begin(), v.end(), [](const Candidate& p, const Candidate& q) { return p.r < q.r || (p.r == q.r && p.k < q.k); });
+      std::sort(v.begin(), v.end(),
+                [](const Candidate& p, const Candidate& q) { return p.r < q.r || (p.r == q.r && p.k < q.k); });
       const int keep = std::min(static_cast<int>(v.size()), de.sel[t]);
       w.keep[static_cast<std::size_t>(b) * nt + t] = keep;
       const bool type_excluded = de.excluded[ti * nt + t] != 0;
@@ -239,14 +241,14 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
     const int nr = static_cast<int>(rows.size());
     w.s.resize(rows.size());
     for (int r = 0; r < nr; ++r) w.s[r] = rows[r].rhat[0];
-    double* G = &w.G[w.row_begin[t] * M];
-    embed(w, de.type_one_side ? t : ti + t * nt, nr, w.s.data(), G, &w.dG[w.row_begin[t] * M]);
+    double* G = w.G.data() + w.row_begin[t] * M;
+    embed(w, de.type_one_side ? t : ti + t * nt, nr, w.s.data(), G, w.dG.data() + w.row_begin[t] * M);
     add_rows_to_gr(rows.data(), nr, G, M, w.gr.data());
     for (int b = 0; b < count; ++b) {
       const int keep = w.keep[static_cast<std::size_t>(b) * nt + t];
       if (keep == de.sel[t]) continue;
       const double* suffix = &pad_suffix_[((static_cast<std::size_t>(ti) * (nnei + nt) + base + t + keep) * 4) * M];
-      double* gr = &w.gr[static_cast<std::size_t>(b) * 4 * M];
+      double* gr = w.gr.data() + static_cast<std::size_t>(b) * 4 * M;
       for (int q = 0; q < 4 * M; ++q) gr[q] += suffix[q];
     }
     base += de.sel[t];
@@ -258,8 +260,8 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
   const int fit_in = fit.in_dim(), nextra = model.numb_fparam + model.numb_aparam;
   w.x.resize(static_cast<std::size_t>(count) * fit_in);
   for (int b = 0; b < count; ++b) {
-    const double* gr = &w.gr[static_cast<std::size_t>(b) * 4 * M];
-    double* x = &w.x[static_cast<std::size_t>(b) * fit_in];
+    const double* gr = w.gr.data() + static_cast<std::size_t>(b) * 4 * M;
+    double* x = w.x.data() + static_cast<std::size_t>(b) * fit_in;
     for (int p = 0; p < M; ++p)
       for (int q = 0; q < axis; ++q) {
         double s = 0;
@@ -274,7 +276,7 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
     const std::vector<double>& ll = fit.layers.size() > 1 ? w.trace.in.back() : w.x;
     for (int b = 0; b < count; ++b) {
       const std::size_t i = static_cast<std::size_t>(atoms[b]);
-      std::copy_n(&w.x[static_cast<std::size_t>(b) * fit_in], M * axis, &(*out.descriptor)[i * M * axis]);
+      std::copy_n(w.x.data() + static_cast<std::size_t>(b) * fit_in, M * axis, &(*out.descriptor)[i * M * axis]);
       std::copy_n(&ll[static_cast<std::size_t>(b) * last], last, &(*out.fit_last_input)[i * last]);
     }
     return;
@@ -293,9 +295,9 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
   nn::backward_rows(fit, w.trace, w.grad_out.data(), w.grad_in.data(), w.back_work);
   w.ggr.resize(static_cast<std::size_t>(count) * 4 * M);
   for (int b = 0; b < count; ++b) {
-    const double* gD = &w.grad_in[static_cast<std::size_t>(b) * fit_in];
-    const double* gr = &w.gr[static_cast<std::size_t>(b) * 4 * M];
-    double* ggr = &w.ggr[static_cast<std::size_t>(b) * 4 * M];
+    const double* gD = w.grad_in.data() + static_cast<std::size_t>(b) * fit_in;
+    const double* gr = w.gr.data() + static_cast<std::size_t>(b) * 4 * M;
+    double* ggr = w.ggr.data() + static_cast<std::size_t>(b) * 4 * M;
     for (int p = 0; p < M; ++p)
       for (int c = 0; c < 4; ++c) {
         double s = 0;
@@ -315,19 +317,20 @@ void CpuEvaluator::block(BlockWork& w, const AtomsRef& a, const NeighborRef& lis
   for (int t = 0; t < nt; ++t) {
     const auto& rows = w.rows[t];
     const int nr = static_cast<int>(rows.size());
-    const double* G = &w.G[w.row_begin[t] * M];
-    const double* dG = &w.dG[w.row_begin[t] * M];
+    const double* G = w.G.data() + w.row_begin[t] * M;
+    const double* dG = w.dG.data() + w.row_begin[t] * M;
     w.H.resize(4 * rows.size());
     w.K.resize(4 * rows.size());
     for (int r0 = 0; r0 < nr;) {
       const int b = rows[r0].atom;
       int r1 = r0;
       while (r1 < nr && rows[r1].atom == b) ++r1;
-      const double* ggr = &w.ggr[static_cast<std::size_t>(b) * 4 * M];
+      const double* ggr = w.ggr.data() + static_cast<std::size_t>(b) * 4 * M;
       for (int q = 0; q < M; ++q)
         for (int c = 0; c < 4; ++c) w.ggr_t[static_cast<std::size_t>(q) * wide + c] = ggr[c * M + q];
-      nn::product_rows(G + static_cast<long>(r0) * M, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, &w.H[4L * r0], 4);
-      nn::product_rows(dG + static_cast<long>(r0) * M, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, &w.K[4L * r0], 4);
+      const long first = static_cast<long>(r0) * M;
+      nn::product_rows(G + first, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, w.H.data() + 4L * r0, 4);
+      nn::product_rows(dG + first, M, r1 - r0, M, w.ggr_t.data(), 4, nullptr, w.K.data() + 4L * r0, 4);
       r0 = r1;
     }
     gd.resize(3 * rows.size());

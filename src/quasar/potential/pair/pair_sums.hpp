@@ -80,10 +80,11 @@ class HalfListSums {
   double energy_ = 0, w_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 };
 
-// HalfListSums for a loop over atoms split over CPU threads (run()): thread t adds into the outputs (t = 0) or into arrays of its own (buffers), and
-// finish() adds those arrays to the outputs and each thread's energy and virial to the totals, both
-// in thread order: the same bits every run with the same thread count; with one thread, exactly
-// the serial loop. Loops over fewer than kGrain atoms per thread stay on one thread.
+// HalfListSums for a loop over atoms split over CPU threads (run()): thread t adds into the outputs
+// (t = 0) or into arrays of its own (buffers), and finish() adds those arrays to the outputs and each
+// thread's energy and virial to the totals, both in thread order: the same bits every run with the
+// same thread count; with one thread, exactly the serial loop. Loops over fewer than kGrain atoms per
+// thread stay on one thread.
 class ThreadedHalfListSums {
  public:
   static constexpr long kGrain = 256;
