@@ -25,9 +25,9 @@
 #include "quasar/device/backend.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/neighbor/neighbor_lists.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/pair/lj.hpp"
+#include "quasar/potential/registry.hpp"
 
 using namespace quasar;
 
@@ -73,7 +73,7 @@ std::vector<Structure> argon_molecules(long count) {
 std::shared_ptr<Potential> water_model(const std::string& precision) {
   const char* path = std::getenv("QUASAR_DP_WATER");
   if (!path) throw Error("water: set QUASAR_DP_WATER to the water model (.dp or .yaml)");
-  auto dp = std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(path));
+  std::shared_ptr<Potential> dp = load_model(path);
   dp->set_precision(parse_precision(precision));
   return dp;
 }

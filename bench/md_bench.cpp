@@ -23,8 +23,10 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/lattice.hpp"
 #include "quasar/md/simulation.hpp"
+#if QUASAR_WITH_DP
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/dp/model_io.hpp"
+#endif
 #include "quasar/potential/pair/eam.hpp"
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
@@ -39,6 +41,7 @@ Structure water(int c) {
   return replicate(io::read_deepmd_frame(dir, 0, 0), {c, c, c});
 }
 
+#if QUASAR_WITH_DP
 // The benchmark models have random weights whose forces would crush the structure; scaled down
 // 1000x, the atoms move thermally (list rebuilds as in real liquids) at the same cost.
 dp::DpModel bench_model(const char* path) {
@@ -49,6 +52,7 @@ dp::DpModel bench_model(const char* path) {
   }
   return m;
 }
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--integrator")) integrator = argv[i + 1];
     ++i;
   }
+#if QUASAR_WITH_DP
   auto bench_dp = [compress](const char* file) {
     dp::DpModel m = bench_model(file);
     if (compress > 0) {
@@ -88,6 +93,7 @@ int main(int argc, char** argv) {
     dp::write_model_dict(write_model, dp::model_to_dict(bench_dp(model)));
     return 0;
   }
+#endif
   const Backend backend = parse_backend(device);
   std::istringstream cs(cells_arg), ss(systems_arg);
   std::vector<int> cells;
@@ -112,9 +118,14 @@ int main(int argc, char** argv) {
           std::printf("%s: set QUASAR_DP_WATER / QUASAR_DP_COPPER to the model (.yaml or .dp)\n", sys.c_str());
           continue;
         }
+#if QUASAR_WITH_DP
         auto d = std::make_unique<dp::DeepPotential>(bench_dp(model));
         d->set_precision(parse_precision(precision), chunk);
         pot = std::move(d);
+#else
+        std::printf("%s: this build has no Deep Potential (QUASAR_WITH_DP=OFF)\n", sys.c_str());
+        continue;
+#endif
       } else if (sys == "lj")
         pot = std::make_unique<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.0104, sigma}}}, 2.5 * sigma,
                                              false, false);
@@ -135,7 +146,7 @@ int main(int argc, char** argv) {
       st.skin = 1.0;
       st.sort_every = 1000;
       st.deterministic = deterministic;
-      const std::size_t mem0 = device::memory_in_use();
+      const std::size_t mem0 = backend == Backend::Cuda ? device::memory_in_use() : 0;
       md::Simulation sim(s, std::move(pot), st, backend);
       // Warm-up, then the timed steps.
       auto advance = [&](long k0, long count) {
@@ -144,22 +155,24 @@ int main(int argc, char** argv) {
       };
       const long warm = std::min(10L, nsteps);
       advance(1, warm);
-      device::synchronize();
+      if (backend == Backend::Cuda) device::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
       advance(1 + warm, nsteps);
-      device::synchronize();
+      if (backend == Backend::Cuda) device::synchronize();
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       sim.neighbor_lists().check_overflow();
       const md::Thermo t = sim.thermo();
-      const double mem = static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n);
+      const double mem = backend == Backend::Cuda ? static_cast<double>(device::memory_in_use() - mem0) / static_cast<double>(n) : 0.0;
       std::printf("%-5s %10ld %6s %8ld %14.4g %12.4g %10.0f   (T %.1f K, builds %ld, %s%s", sys.c_str(), n,
                   backend_name(backend), nsteps, static_cast<double>(n) * nsteps / secs, 1e3 * secs / nsteps, mem,
                   t.temperature, sim.neighbor_lists().builds(), integrator.c_str(),
                   deterministic ? ", deterministic" : "");
+#if QUASAR_WITH_DP
       if (deepmd)
         if (const auto* g = static_cast<dp::DeepPotential&>(sim.force_field().potential(0)).gpu_evaluator())
           std::printf(", %s%s, chunk %ld atoms, work %.2f GB", precision.c_str(), compress > 0 ? " compressed" : "",
                       g->chunk_atoms(), g->work_bytes() / 1e9);
+#endif
       std::printf(")\n");
       std::fflush(stdout);
     }

@@ -11,9 +11,9 @@
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/neighbor/neighbor_lists.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/model_devi.hpp"
+#include "quasar/potential/registry.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -153,7 +153,7 @@ constexpr double kTol = 1e-12;
 
 TEST_P(Batches, LennardJonesOfOneAndTwoTerms) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 11);
-  ForceField one(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField one{std::shared_ptr<Potential>(test::argon_lj())};
   expect_batched_equals_single(one, frames, "lj", kTol);
   // Two terms: per-term energies per system from each term's own per-atom parts.
   ForceField two;
@@ -176,16 +176,17 @@ TEST_P(Batches, EamAloneAndWithALennardJonesTerm) {
 }
 
 TEST_P(Batches, DeepPotentialWaterOfEverySizeAndCell) {
+  QUASAR_REQUIRE_FAMILY("deepmd");
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
   if (model.empty() || data.empty())
     return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd (model, water data) is missing");
   const std::vector<Structure> frames = water_frames(data);
-  ForceField ff(std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(model)));
+  ForceField ff(std::shared_ptr<Potential>(load_model(model)));
   expect_batched_equals_single(ff, frames, "deepmd", kTol);
   // With a pair term after it: the Deep Potential's per-atom parts separated from the next term's.
   ForceField two;
-  two.add(std::make_shared<dp::DeepPotential>(dp::DeepPotential::from_file(model)));
+  two.add(std::shared_ptr<Potential>(load_model(model)));
   two.add(std::make_shared<LennardJones>(std::map<std::string, LjSpecies>{{"O", {0.006, 3.1}}, {"H", {0.0, 1.0}}}, 5.0,
                                          true, false));
   expect_batched_equals_single(two, frames, "deepmd + lj", kTol);
@@ -195,7 +196,7 @@ TEST_P(Batches, DeepPotentialWaterOfEverySizeAndCell) {
 // frames still agree with their single evaluations.
 TEST_P(Batches, DeterministicBatchesRepeatBitForBit) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 31);
-  ForceField ff(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField ff{std::shared_ptr<Potential>(test::argon_lj())};
   const auto a = evaluate_batch(ff, frames, GetParam(), true, true);
   const auto b = evaluate_batch(ff, frames, GetParam(), true, true);
   BatchErrors err(std::string("lj deterministic on ") + backend_name(GetParam()));
@@ -215,7 +216,7 @@ TEST_P(Batches, DeterministicBatchesRepeatBitForBit) {
 // come back in its input order.
 TEST_P(Batches, SortedBatchGivesTheSameFrames) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 41);
-  ForceField ff(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField ff{std::shared_ptr<Potential>(test::argon_lj())};
   const Backend b = GetParam();
   const std::vector<Evaluation> plain = evaluate_batch(ff, frames, b, true);
   AtomState atoms(b, frames);
@@ -244,7 +245,7 @@ TEST_P(Batches, SortedBatchGivesTheSameFrames) {
 
 TEST_P(Batches, ModelDeviationOfABatchEqualsFrameByFrame) {
   const std::vector<Structure> frames = element_frames("Ar", 5.3, 51);
-  ForceField a(std::shared_ptr<Potential>(test::argon_lj()));
+  ForceField a{std::shared_ptr<Potential>(test::argon_lj())};
   ForceField b(std::make_shared<LennardJones>(std::map<std::string, LjSpecies>{{"Ar", {0.011, 3.3}}}, 8.0, true, false));
   ForceField* const models[2] = {&a, &b};
   const std::vector<ModelDeviation> batched = model_deviations(models, frames, GetParam());

@@ -12,8 +12,8 @@
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/n2p2_data.hpp"
 #include "quasar/core/units.hpp"
-#include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -204,6 +204,7 @@ TEST_F(Data, N2p2WithoutCellAndMalformed) {
 }
 
 TEST_F(Data, TestCommandReportsTheErrors) {
+  QUASAR_REQUIRE_FAMILY("deepmd");
   const std::string model = test::shared_path("reference/deepmd/deeppot_sea.yaml");
   const std::string water = test::shared_path("reference/deepmd/water-data/data_0");
   if (model.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
@@ -213,10 +214,10 @@ TEST_F(Data, TestCommandReportsTheErrors) {
   for (auto& f : frames) f.virial = f.virial ? f.virial : Mat3{};
   io::write_extxyz((dir_ / "three.xyz").string(), frames);
   const auto back = io::read_extxyz((dir_ / "three.xyz").string());
-  dp::DeepPotential pot = dp::DeepPotential::from_file(model);
+  const std::unique_ptr<Potential> pot = load_model(model);
   double e2 = 0, f2 = 0, v2 = 0;
   for (const auto& s : back) {
-    const Evaluation e = evaluate(pot, s, Backend::Cpu);
+    const Evaluation e = evaluate(*pot, s, Backend::Cpu);
     e2 += std::pow((e.energy - *s.energy) / 192.0, 2) / 3.0;
     for (std::size_t i = 0; i < s.size(); ++i)
       for (int c = 0; c < 3; ++c) f2 += std::pow(e.forces[i][c] - s.forces[i][c], 2) / (3.0 * 192 * 3);

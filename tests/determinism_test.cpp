@@ -15,8 +15,11 @@
 #include "quasar/device/fixed_point.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/md/simulation.hpp"
+#if QUASAR_WITH_DP
 #include "quasar/potential/dp/deep_potential.hpp"
+#endif
 #include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -67,7 +70,7 @@ std::optional<System> water() {
   const std::string data = test::shared_path("reference/deepmd/water-data/data_0");
   if (model.empty() || data.empty()) return std::nullopt;
   System s{"deepmd", io::read_deepmd_frame(data, 0, 0),
-           [model] { return std::unique_ptr<Potential>(std::make_unique<dp::DeepPotential>(dp::DeepPotential::from_file(model))); }};
+           [model] { return load_model(model); }};
   s.dt_fs = 0.5;
   s.force_tol = 1e-10;  // H100: forces 8.8e-12 eV/Å (with fixed point), per-atom virials 8.7e-12 eV
   s.energy_rel_tol = 1e-10 / 155.0;  // 1e-10 eV per atom of about -155 eV
@@ -152,9 +155,11 @@ TEST_P(Determinism, EamEvaluationsAgreeWithTheCpuAndRepeat) {
 }
 
 TEST_P(Determinism, DeepPotentialEvaluationsAgreeWithTheCpuAndRepeat) {
+  QUASAR_REQUIRE_FAMILY("deepmd");
   const auto sys = water();
   if (!sys) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   check_evaluations(*sys, GetParam());
+#if QUASAR_WITH_DP
   if (GetParam() != Backend::Cuda) return;
   // The single-precision modes and the tabulated nets repeat too (their accuracy is dp_precision_test's).
   for (const bool compress : {false, true})
@@ -175,6 +180,7 @@ TEST_P(Determinism, DeepPotentialEvaluationsAgreeWithTheCpuAndRepeat) {
                        evaluate(*make(), sys->structure, Backend::Cuda, true, -1, true),
                        std::string(precision_name(p)) + (compress ? " compressed" : ""));
     }
+#endif
 }
 
 // The end of one Langevin run, and its last checkpoint's bytes.
@@ -252,6 +258,7 @@ TEST_P(Determinism, EamRunsAndRestartsAreBitIdentical) {
 }
 
 TEST_P(Determinism, DeepPotentialRunsAndRestartsAreBitIdentical) {
+  QUASAR_REQUIRE_FAMILY("deepmd");
   const auto sys = water();
   if (!sys) return test::missing(test::Dependency::SharedData, "../shared/reference/deepmd is not here");
   check_runs(*sys, GetParam());

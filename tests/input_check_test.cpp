@@ -14,7 +14,9 @@
 #include "quasar/potential/pair/eam_file.hpp"
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
+#if QUASAR_WITH_DP
 #include "quasar/potential/dp/train/input.hpp"
+#endif
 #include "support.hpp"
 
 namespace quasar {
@@ -136,12 +138,15 @@ TEST_F(RunInputCheck, Potentials) {
   EXPECT_HAS(potential_error("type = \"eam\"\nfile = \"Cu_u3.eam\"\n"), "in.toml:3: 'potential.file': EAM file '");
   EXPECT_HAS(potential_error("type = \"eam\"\n[potential.files]\nCu = \"nowhere.eam\"\n"),
              "in.toml:4: 'potential.files.Cu': EAM file '");
-  EXPECT_HAS(potential_error("type = \"deepmd\"\nfile = \"nowhere.dp\"\n"), "in.toml:3: 'potential.file': model file '");
+  if (potential_registry().find("deepmd")) {
+    EXPECT_HAS(potential_error("type = \"deepmd\"\nfile = \"nowhere.dp\"\n"), "in.toml:3: 'potential.file': model file '");
+  }
   // A file named in the input that exists but is broken names that file and its line.
   write("broken.eam", funcfl("10 0.1 10 0.5 x"));
   EXPECT_HAS(potential_error("type = \"eam\"\nfile = \"broken.eam\"\n"), "broken.eam:3: expected a number for the cutoff, found 'x'");
 }
 
+#if QUASAR_WITH_DP  // the Deep Potential's training input, built with it
 // DeePMD-kit's training input (the water example, one key changed at a time).
 class TrainInputCheck : public InputCheck {
  protected:
@@ -193,6 +198,7 @@ TEST_F(TrainInputCheck, JsonSyntaxNamesTheLine) {
   const std::string path = write("in.json", "{\n  \"model\": {\n    \"type_map\": [\"O\",, \"H\"]\n  }\n}\n");
   EXPECT_HAS(error_of([&] { dp::read_train_input(path); }), "in.json:3: JSON error: ");
 }
+#endif
 
 // The small LJ system of fuzz/checkpoint.cpp, and a checkpoint of it after 10 steps.
 class CheckpointCheck : public InputCheck {

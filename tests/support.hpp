@@ -14,6 +14,25 @@
 #include <vector>
 
 #include "quasar/device/backend.hpp"
+#include "quasar/potential/registry.hpp"
+
+namespace quasar::test {
+
+// The CMake option that builds a potential family's module.
+inline std::string family_option(const std::string& family) {
+  if (family == "deepmd") return "QUASAR_WITH_DP";
+  if (family == "lj" || family == "eam") return "QUASAR_WITH_PAIR";
+  return "QUASAR_WITH_BONDED";
+}
+
+}  // namespace quasar::test
+
+// Skips a test (or the rest of a void helper) when this build leaves out the potential family `name`
+// (configured with its module's option off), saying so.
+#define QUASAR_REQUIRE_FAMILY(name)                                                                          \
+  if (!quasar::potential_registry().find(name))                                                             \
+  GTEST_SKIP() << "this build leaves out the " << (name) << " family (" << quasar::test::family_option(name) \
+               << "=OFF)"
 
 namespace quasar::test {
 

@@ -4,10 +4,18 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
+#if QUASAR_WITH_DP
 #include "quasar/potential/dp/compress.hpp"
 #include "quasar/potential/dp/model_io.hpp"
+#endif
 
 namespace quasar::cli {
+
+#if !QUASAR_WITH_DP
+int dp_command(const std::vector<std::string>&) {
+  throw UsageError("this build has no Deep Potential (configured with QUASAR_WITH_DP=OFF)");
+}
+#else
 
 namespace {
 const char* kHelp = R"(usage: quasar dp compress INPUT OUTPUT --min-dist R [--step 0.01] [--extrapolate 5]
@@ -82,5 +90,7 @@ int dp_command(const std::vector<std::string>& argv) {
   std::cout << "wrote " << a.positional[2] << "\n";
   return 0;
 }
+
+#endif  // QUASAR_WITH_DP
 
 }  // namespace quasar::cli

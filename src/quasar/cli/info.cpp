@@ -3,6 +3,7 @@
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
 #include "quasar/device/backend.hpp"
+#include "quasar/device/parallel.hpp"
 #include "quasar/potential/registry.hpp"
 
 namespace quasar::cli {
@@ -35,6 +36,8 @@ int info_command(const std::vector<std::string>& argv) {
   }
   std::cout << "quasar " << QUASAR_VERSION << "\n"
             << "build: C++20, " << (built_with_cuda() ? "CUDA backend built (sm_90)" : "CPU only (built without CUDA)")
+            << "\nmodules: " << QUASAR_MODULE_NAMES << " cli\nCPU threads: " << device::cpu_threads()
+            << " (OMP_NUM_THREADS, or every core)"
             << "\npotentials (TOML type: what it is; capabilities; model files; training inputs):\n";
   for (const PotentialFamily& f : potential_registry().families()) {
     std::cout << "  " << f.name;

@@ -5,7 +5,9 @@
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
 #include "quasar/potential/registry.hpp"
+#if QUASAR_WITH_TRAIN
 #include "quasar/train/trainer.hpp"
+#endif
 
 namespace quasar::cli {
 
@@ -32,6 +34,9 @@ int train_command(const std::vector<std::string>& argv) {
     return 0;
   }
   if (a.positional.size() != 1) throw UsageError("train needs the input file");
+#if !QUASAR_WITH_TRAIN
+  throw Error(a.positional[0] + ": this build has no trainable family and no trainer (configured with QUASAR_WITH_DP=OFF)");
+#else
   const Backend backend = parse_backend(a.get("--device", "auto"));
   std::optional<Precision> precision;
   if (a.has("--precision")) precision = parse_precision(a.get("--precision"));
@@ -47,6 +52,7 @@ int train_command(const std::vector<std::string>& argv) {
   for (std::size_t k = 0; k < files.size(); ++k) std::cout << (k ? " and " : " ") << files[k];
   std::cout << "\n";
   return 0;
+#endif
 }
 
 }  // namespace quasar::cli

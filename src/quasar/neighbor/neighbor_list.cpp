@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quasar/core/error.hpp"
+#include "quasar/device/parallel.hpp"
 #include "quasar/neighbor/neighbor_list_gpu.hpp"
 
 namespace quasar {
@@ -130,25 +131,37 @@ void NeighborList::build_cpu(AtomState& atoms, const std::vector<char>* only) {
   const std::vector<int>& offsets = atoms.system_offsets();
   auto skipped = [&](int sys) { return only && !(*only)[static_cast<std::size_t>(sys)]; };
   AtomsRef a = atoms.ref();
+  // Atoms are split over threads; each thread walks its range system by system. Every atom's
+  // entries are found in the same order whatever the split, so the list does not depend on the
+  // thread count.
+  const int threads = device::threads_for(n_, 1024);
+  auto for_atoms = [&](auto&& body) {
+    device::parallel_ranges(n_, threads, [&](int t, long begin, long end) {
+      int sys = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), static_cast<int>(begin)) -
+                                 offsets.begin()) - 1;
+      for (int i = static_cast<int>(begin); i < end; ++i) {
+        while (i >= offsets[static_cast<std::size_t>(sys) + 1]) ++sys;
+        if (!skipped(sys)) body(t, sys, i);
+      }
+    });
+  };
   // Wrap into the cell, keeping count of the crossings, and remember where the atoms were.
+  // Atoms of systems not rebuilt keep cell -1.
   std::vector<int> cell(n_, -1);
-  for (int sys = 0; sys < systems; ++sys) {
-    if (skipped(sys)) continue;
+  for_atoms([&](int, int sys, int i) {
     const Box& box = atoms.box(sys);
-    const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
-    for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
-      int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
-      const Vec3 r = box.wrap({a.x[i], a.y[i], a.z[i]}, img);
-      a.x[i] = x0_[i] = r.x;
-      a.y[i] = y0_[i] = r.y;
-      a.z[i] = z0_[i] = r.z;
-      a.ix[i] = img[0];
-      a.iy[i] = img[1];
-      a.iz[i] = img[2];
-      cell[i] = cell_begin_[static_cast<std::size_t>(sys)] + grid.cell_of(box, r);
-    }
-    box0_[static_cast<std::size_t>(sys)] = box;
-  }
+    int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
+    const Vec3 r = box.wrap({a.x[i], a.y[i], a.z[i]}, img);
+    a.x[i] = x0_[i] = r.x;
+    a.y[i] = y0_[i] = r.y;
+    a.z[i] = z0_[i] = r.z;
+    a.ix[i] = img[0];
+    a.iy[i] = img[1];
+    a.iz[i] = img[2];
+    cell[i] = cell_begin_[static_cast<std::size_t>(sys)] + grids_[static_cast<std::size_t>(sys)].cell_of(box, r);
+  });
+  for (int sys = 0; sys < systems; ++sys)
+    if (!skipped(sys)) box0_[static_cast<std::size_t>(sys)] = atoms.box(sys);
   // Cells in CSR form, atoms ascending within each cell.
   const int ncell = cell_begin_.back();
   std::vector<int> start(ncell + 1, 0), members(n_);
@@ -162,52 +175,52 @@ void NeighborList::build_cpu(AtomState& atoms, const std::vector<char>* only) {
   }
   const double rl2 = std::pow(settings_.cutoff + settings_.skin, 2);
   const bool half = settings_.kind == ListKind::Half;
-  // Entries of all atoms back to back (offsets in `first`), then transposed into the list.
-  std::vector<int> first(n_ + 1, 0), found_j, found_code;
-  found_j.reserve(static_cast<std::size_t>(n_) * 64);
-  found_code.reserve(static_cast<std::size_t>(n_) * 64);
-  int most = 0;
-  for (int sys = 0; sys < systems; ++sys) {
+  // Each thread's entries back to back (its atoms' counts in `found_count`), then copied into the list.
+  struct Found {
+    std::vector<int> j, code;
+    int most = 0;
+  };
+  std::vector<Found> found(static_cast<std::size_t>(threads));
+  std::vector<int> found_count(n_, 0);
+  for_atoms([&](int t, int sys, int i) {
+    Found& f = found[static_cast<std::size_t>(t)];
     const Box& box = atoms.box(sys);
     const CellGrid& grid = grids_[static_cast<std::size_t>(sys)];
     const int base = cell_begin_[static_cast<std::size_t>(sys)];
-    for (int i = offsets[static_cast<std::size_t>(sys)]; i < offsets[static_cast<std::size_t>(sys) + 1]; ++i) {
-      if (skipped(sys)) {
-        first[i + 1] = static_cast<int>(found_j.size());
-        continue;
-      }
-      const Vec3 ri{a.x[i], a.y[i], a.z[i]};
-      const Vec3 s = box.to_frac(ri);
-      const int c[3] = {grid.coord(s.x, 0), grid.coord(s.y, 1), grid.coord(s.z, 2)};
-      for (int o2 = -grid.reach[2]; o2 <= grid.reach[2]; ++o2) {
-        int w2, m2;
-        if (!grid.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
-        for (int o1 = -grid.reach[1]; o1 <= grid.reach[1]; ++o1) {
-          int w1, m1;
-          if (!grid.neighbor_coord(c[1], o1, 1, w1, m1)) continue;
-          for (int o0 = -grid.reach[0]; o0 <= grid.reach[0]; ++o0) {
-            int w0, m0;
-            if (!grid.neighbor_coord(c[0], o0, 0, w0, m0)) continue;
-            const Vec3 shift = box.shift(m0, m1, m2) - ri;
-            const int code = pack_image(m0, m1, m2);
-            const int cc = base + grid.index(w0, w1, w2);
-            for (int p = start[cc]; p < start[cc + 1]; ++p) {
-              const int j = members[p];
-              if (j == i && code == 0) continue;
-              if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
-              const double dx = a.x[j] + shift.x, dy = a.y[j] + shift.y, dz = a.z[j] + shift.z;
-              if (dx * dx + dy * dy + dz * dz < rl2) {
-                found_j.push_back(j);
-                found_code.push_back(code);
-              }
+    const std::size_t before = f.j.size();
+    const Vec3 ri{a.x[i], a.y[i], a.z[i]};
+    const Vec3 s = box.to_frac(ri);
+    const int c[3] = {grid.coord(s.x, 0), grid.coord(s.y, 1), grid.coord(s.z, 2)};
+    for (int o2 = -grid.reach[2]; o2 <= grid.reach[2]; ++o2) {
+      int w2, m2;
+      if (!grid.neighbor_coord(c[2], o2, 2, w2, m2)) continue;
+      for (int o1 = -grid.reach[1]; o1 <= grid.reach[1]; ++o1) {
+        int w1, m1;
+        if (!grid.neighbor_coord(c[1], o1, 1, w1, m1)) continue;
+        for (int o0 = -grid.reach[0]; o0 <= grid.reach[0]; ++o0) {
+          int w0, m0;
+          if (!grid.neighbor_coord(c[0], o0, 0, w0, m0)) continue;
+          const Vec3 shift = box.shift(m0, m1, m2) - ri;
+          const int code = pack_image(m0, m1, m2);
+          const int cc = base + grid.index(w0, w1, w2);
+          for (int p = start[cc]; p < start[cc + 1]; ++p) {
+            const int j = members[p];
+            if (j == i && code == 0) continue;
+            if (half && !half_list_keeps(i, j, m0, m1, m2)) continue;
+            const double dx = a.x[j] + shift.x, dy = a.y[j] + shift.y, dz = a.z[j] + shift.z;
+            if (dx * dx + dy * dy + dz * dz < rl2) {
+              f.j.push_back(j);
+              f.code.push_back(code);
             }
           }
         }
       }
-      first[i + 1] = static_cast<int>(found_j.size());
-      most = std::max(most, first[i + 1] - first[i]);
     }
-  }
+    found_count[i] = static_cast<int>(f.j.size() - before);
+    f.most = std::max(f.most, found_count[i]);
+  });
+  int most = 0;
+  for (const Found& f : found) most = std::max(most, f.most);
   if (only) {
     // The other systems keep their rows; a row wider than any so far widens every row.
     if (most > capacity_) {
@@ -226,14 +239,18 @@ void NeighborList::build_cpu(AtomState& atoms, const std::vector<char>* only) {
     index_.resize(static_cast<std::size_t>(capacity_) * n_);
     image_.resize(static_cast<std::size_t>(capacity_) * n_);
   }
-  for (int i = 0; i < n_; ++i) {
-    if (cell[i] < 0) continue;  // a system not rebuilt
-    count_[i] = first[i + 1] - first[i];
-    for (int k = 0; k < count_[i]; ++k) {
-      index_[static_cast<std::size_t>(i) * capacity_ + k] = found_j[first[i] + k];
-      image_[static_cast<std::size_t>(i) * capacity_ + k] = found_code[first[i] + k];
+  device::parallel_ranges(n_, threads, [&](int t, long begin, long end) {
+    const Found& f = found[static_cast<std::size_t>(t)];
+    std::size_t from = 0;
+    for (long i = begin; i < end; ++i) {
+      if (cell[i] < 0) continue;  // a system not rebuilt
+      count_[i] = found_count[i];
+      const std::size_t row = static_cast<std::size_t>(i) * capacity_;
+      std::copy_n(f.j.data() + from, count_[i], &index_[row]);
+      std::copy_n(f.code.data() + from, count_[i], &image_[row]);
+      from += static_cast<std::size_t>(count_[i]);
     }
-  }
+  });
   ++builds_;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "quasar/core/error.hpp"
+#include "quasar/device/cpu_clones.hpp"
 #include "quasar/potential/dp/env_row.hpp"
 
 namespace quasar::dp {
@@ -23,16 +24,29 @@ void EmbeddingTables::locate(double x, int& interval, double& t) const {
   }
 }
 
-void EmbeddingTables::eval(int net, double x, double* y, double* dy) const {
-  int l;
-  double t;
-  locate(x, l, t);
-  const double slope = x < lower || x > max ? 0.0 : 1.0;  // flat outside the table: forces stay conservative
-  const double* c = &coef[(static_cast<std::size_t>(net) * intervals() + l) * 6 * m];
+namespace {
+// The polynomial of one interval for every output (vectorised over the outputs).
+QUASAR_CPU_CLONES
+void eval_piece(const double* __restrict c, int m, double t, double slope, double* __restrict y,
+                double* __restrict dy) {
   for (int q = 0; q < m; ++q) {
     const double a5 = c[q], a4 = c[m + q], a3 = c[2 * m + q], a2 = c[3 * m + q], a1 = c[4 * m + q], a0 = c[5 * m + q];
     y[q] = a0 + t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5))));
     dy[q] = slope * (a1 + t * (2 * a2 + t * (3 * a3 + t * (4 * a4 + t * 5 * a5))));
+  }
+}
+}  // namespace
+
+void EmbeddingTables::eval(int net, double x, double* y, double* dy) const { eval_rows(net, &x, 1, y, dy); }
+
+void EmbeddingTables::eval_rows(int net, const double* x, int rows, double* y, double* dy) const {
+  for (int r = 0; r < rows; ++r) {
+    int l;
+    double t;
+    locate(x[r], l, t);
+    const double slope = x[r] < lower || x[r] > max ? 0.0 : 1.0;  // flat outside the table: forces stay conservative
+    eval_piece(&coef[(static_cast<std::size_t>(net) * intervals() + l) * 6 * m], m, t, slope,
+               y + static_cast<std::size_t>(r) * m, dy + static_cast<std::size_t>(r) * m);
   }
 }
 

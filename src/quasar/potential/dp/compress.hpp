@@ -24,6 +24,8 @@ struct EmbeddingTables {
   void locate(double x, int& interval, double& t) const;
   // All m outputs of one net and their derivatives at x.
   void eval(int net, double x, double* y, double* dy) const;
+  // The same at `rows` inputs x: y and dy rows x m.
+  void eval_rows(int net, const double* x, int rows, double* y, double* dy) const;
 };
 
 // The tables' nodes (lower, upper, max, strides, interval counts, m, nets) without coefficients:

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/potential/dp/cpu_evaluator.hpp"
 #include "quasar/potential/dp/deep_potential_gpu.hpp"
 #include "quasar/potential/dp/model.hpp"
 #include "quasar/potential/potential.hpp"
@@ -47,11 +48,14 @@ class DeepPotential : public Potential {
   void check_parameters(int atoms) const;
   void compute_gpu(AtomState& atoms, const NeighborRef& list, const ComputeRequest& req, ForceOutput& out);
   void fitting_input(const std::vector<double>& descriptor, long id, std::vector<double>& in) const;
+  std::vector<double> extra_per_atom(int n) const;
+  CpuEvaluator& cpu_evaluator();
 
   DpModel model_;
   std::vector<int> model_type_;  // structure type -> model type
   std::vector<double> fparam_, aparam_;
   std::shared_ptr<const EmbeddingTables> tables_;  // when the model is compressed
+  std::unique_ptr<CpuEvaluator> cpu_;              // made at the first CPU evaluation
   // GPU state: the evaluator (made at first use) and the structure -> model type map on the device.
   Precision precision_ = Precision::Double;
   long chunk_atoms_ = 0;

@@ -215,46 +215,57 @@ void Eam::compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& re
     throw_no_cuda("eam on the GPU");
 #endif
   }
-  // CPU reference on a half list: densities, embedding, then pair forces.
+  // CPU reference on a half list: densities, embedding, then pair forces, each pass split over
+  // threads the same way (ThreadedHalfListSums); densities of neighbours go into per-thread arrays.
   const AtomsRef a = atoms.ref();
-  HalfListSums sums(atoms, req, out);
+  ThreadedHalfListSums threaded(atoms, req, out, thread_buffers_);
+  const int threads = threaded.threads();
   rho_.set_zero();
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < list.count[i]; ++k) {
-      int j;
-      const double r2 = norm2(list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j));
-      if (r2 >= ev.cutsq) continue;
-      const double r = std::sqrt(r2);
-      rho_[i] += ev.density(a.type[j], a.type[i], r);
-      rho_[j] += ev.density(a.type[i], a.type[j], r);
-    }
+  density_buffers_.prepare(threads, {rho_.data()}, {static_cast<std::size_t>(n)});
+  device::parallel_ranges(n, threads, [&](int t, long begin, long end) {
+    double* rho = density_buffers_.get(t, 0);
+    for (int i = static_cast<int>(begin); i < end; ++i)
+      for (int k = 0; k < list.count[i]; ++k) {
+        int j;
+        const double r2 = norm2(list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j));
+        if (r2 >= ev.cutsq) continue;
+        const double r = std::sqrt(r2);
+        rho[i] += ev.density(a.type[j], a.type[i], r);
+        rho[j] += ev.density(a.type[i], a.type[j], r);
+      }
+  });
+  density_buffers_.reduce();
   // With ghosts (AtomState's n_local) only centres embed: a ghost's density is incomplete.
   const bool ghosts = atoms.n_local() < n;
   auto local = [&](int i) { return a.id[i] < a.n_local ? 1.0 : 0.0; };
-  for (int i = 0; i < n; ++i) {
-    double f;
-    ev.embed(a.type[i], rho_[i], f, fp_[i]);
-    if (ghosts && local(i) == 0) fp_[i] = 0;
-    else sums.add_atom_energy(i, f);
-  }
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < list.count[i]; ++k) {
-      int j;
-      const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
-      const double r2 = norm2(d);
-      if (r2 >= ev.cutsq) continue;
-      double fpair, phi;
-      if (!ghosts) {
-        ev.pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], fpair, phi);
-        sums.add_pair(i, j, d, fpair, phi);
-        continue;
-      }
-      const double li = local(i), lj = local(j);
-      if (li + lj == 0) continue;
-      ev.shared_pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], 0.5 * (li + lj), fpair, phi);
-      sums.add_shared_pair(i, j, li, lj, d, fpair, phi);
+  threaded.run(n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      double f;
+      ev.embed(a.type[i], rho_[i], f, fp_[i]);
+      if (ghosts && local(i) == 0) fp_[i] = 0;
+      else sums.add_atom_energy(i, f);
     }
-  sums.finish();
+  });
+  threaded.run(n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i)
+      for (int k = 0; k < list.count[i]; ++k) {
+        int j;
+        const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
+        const double r2 = norm2(d);
+        if (r2 >= ev.cutsq) continue;
+        double fpair, phi;
+        if (!ghosts) {
+          ev.pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], fpair, phi);
+          sums.add_pair(i, j, d, fpair, phi);
+          continue;
+        }
+        const double li = local(i), lj = local(j);
+        if (li + lj == 0) continue;
+        ev.shared_pair(a.type[i], a.type[j], std::sqrt(r2), fp_[i], fp_[j], 0.5 * (li + lj), fpair, phi);
+        sums.add_shared_pair(i, j, li, lj, d, fpair, phi);
+      }
+  });
+  threaded.finish();
 }
 
 }  // namespace quasar

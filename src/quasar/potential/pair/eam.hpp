@@ -8,6 +8,7 @@
 
 #include "quasar/potential/pair/eam_file.hpp"
 #include "quasar/potential/pair/eam_kernel.hpp"
+#include "quasar/device/parallel.hpp"
 #include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
@@ -48,6 +49,8 @@ class Eam : public Potential {
   Array<int> d_type2frho_, d_type2rhor_, d_type2z2r_;
   Array<double> rho_, fp_;  // per atom, on the atoms' backend
   Array<PackedAtom> packed_;  // GPU: positions and types gathered per evaluation
+  device::ThreadBuffers thread_buffers_;   // CPU: the threads' arrays of forces and per-atom parts
+  device::ThreadBuffers density_buffers_;  // CPU: the threads' densities
 };
 
 struct EamArgs {

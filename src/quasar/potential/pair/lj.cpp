@@ -143,8 +143,8 @@ void LennardJones::compute(AtomState& atoms, NeighborRefs lists, const ComputeRe
     special = SpecialWeights{exclusions_->ref(atoms.backend()), {(*special_)[0], (*special_)[1], (*special_)[2]}};
   }
   if (atoms.backend() == Backend::Cpu) {
-    if (special) pair_loop_cpu(eval, atoms, list, req, out, *special);
-    else pair_loop_cpu(eval, atoms, list, req, out);
+    if (special) pair_loop_cpu(eval, atoms, list, req, out, thread_buffers_, *special);
+    else pair_loop_cpu(eval, atoms, list, req, out, thread_buffers_);
     return;
   }
 #ifdef QUASAR_HAVE_CUDA

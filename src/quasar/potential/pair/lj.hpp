@@ -9,6 +9,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/core/exclusions.hpp"
+#include "quasar/device/parallel.hpp"
 #include "quasar/potential/packed_atom.hpp"
 #include "quasar/potential/potential.hpp"
 
@@ -80,6 +81,7 @@ class LennardJones : public Potential {
   int ntypes_ = 0;
   Array<LjCoeff> table_;
   Array<PackedAtom> packed_;  // GPU: positions and types gathered per evaluation
+  device::ThreadBuffers thread_buffers_;  // CPU: the threads' arrays of forces and per-atom parts
 };
 
 // special: null for the plain pair loop.

@@ -12,41 +12,45 @@ namespace quasar {
 
 template <class Eval, class Special = NoSpecial>
 void pair_loop_cpu(const Eval& eval, AtomState& atoms, const NeighborRef& list, const ComputeRequest& req,
-                   ForceOutput& out, const Special& special = {}) {
-  HalfListSums sums(atoms, req, out);
+                   ForceOutput& out, device::ThreadBuffers& buffers, const Special& special = {}) {
+  ThreadedHalfListSums threaded(atoms, req, out, buffers);
   const AtomsRef a = atoms.ref();
   if (!Special::kActive && atoms.n_local() < atoms.size()) {
-    for (int i = 0; i < a.n; ++i) {
-      const double li = a.id[i] < a.n_local ? 1.0 : 0.0;
+    threaded.run(a.n, [&](HalfListSums& sums, int begin, int end) {
+      for (int i = begin; i < end; ++i) {
+        const double li = a.id[i] < a.n_local ? 1.0 : 0.0;
+        for (int k = 0; k < list.count[i]; ++k) {
+          int j;
+          const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
+          const double lj = a.id[j] < a.n_local ? 1.0 : 0.0;
+          double fpair, e;
+          if (li + lj > 0 && eval(a.type[i], a.type[j], norm2(d), fpair, e))
+            sums.add_shared_pair(i, j, li, lj, d, 0.5 * (li + lj) * fpair, e);
+        }
+      }
+    });
+    threaded.finish();
+    return;
+  }
+  threaded.run(a.n, [&](HalfListSums& sums, int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      const int ti = a.type[i];
       for (int k = 0; k < list.count[i]; ++k) {
         int j;
         const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
-        const double lj = a.id[j] < a.n_local ? 1.0 : 0.0;
         double fpair, e;
-        if (li + lj > 0 && eval(a.type[i], a.type[j], norm2(d), fpair, e))
-          sums.add_shared_pair(i, j, li, lj, d, 0.5 * (li + lj) * fpair, e);
+        if (!eval(ti, a.type[j], norm2(d), fpair, e)) continue;
+        if constexpr (Special::kActive) {
+          const double w = special.weight(a.id[i], a.id[j]);
+          if (w == 0.0) continue;
+          fpair *= w;
+          e *= w;
+        }
+        sums.add_pair(i, j, d, fpair, e);
       }
     }
-    sums.finish();
-    return;
-  }
-  for (int i = 0; i < a.n; ++i) {
-    const int ti = a.type[i];
-    for (int k = 0; k < list.count[i]; ++k) {
-      int j;
-      const Vec3 d = list.delta(a.box_of(i), a.x, a.y, a.z, i, k, j);
-      double fpair, e;
-      if (!eval(ti, a.type[j], norm2(d), fpair, e)) continue;
-      if constexpr (Special::kActive) {
-        const double w = special.weight(a.id[i], a.id[j]);
-        if (w == 0.0) continue;
-        fpair *= w;
-        e *= w;
-      }
-      sums.add_pair(i, j, d, fpair, e);
-    }
-  }
-  sums.finish();
+  });
+  threaded.finish();
 }
 
 }  // namespace quasar

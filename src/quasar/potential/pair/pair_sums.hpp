@@ -2,32 +2,41 @@
 // What every pair term adds to forces, energy and virial, written once for the CPU half-list loops
 // and the GPU full-list kernels. A pair term is fpair (force on i = fpair * (r_i - r_j)) along
 // d = r_j - r_i, with energy e.
+#include <vector>
+
+#include "quasar/device/parallel.hpp"
 #include "quasar/potential/potential.hpp"
 
 namespace quasar {
 
-// Half list on the CPU: each pair once, acting on both atoms.
+// Half list on the CPU: each pair once, acting on both atoms. Adds to the arrays it is given (the
+// atoms' forces and the output's per-atom arrays as they are: zeroed, or holding earlier terms'
+// sums; or one thread's arrays of a threaded loop, ThreadedHalfListSums) and keeps its energy and
+// virial until finish().
 class HalfListSums {
  public:
-  // Adds to forces and per-atom arrays as they are (zeroed, or holding earlier terms' sums).
   HalfListSums(AtomState& atoms, const ComputeRequest& req, ForceOutput& out)
-      : a_(atoms.ref()), n_(static_cast<std::size_t>(atoms.size())), per_atom_(req.per_atom), out_(out) {}
+      : HalfListSums(atoms.ref().fx, atoms.ref().fy, atoms.ref().fz, req.per_atom ? out.atom_energy.data() : nullptr,
+                     req.per_atom ? out.atom_virial.data() : nullptr, static_cast<std::size_t>(atoms.size())) {}
+  // atom_energy and atom_virial null: no per-atom parts.
+  HalfListSums(double* fx, double* fy, double* fz, double* atom_energy, double* atom_virial, std::size_t n)
+      : fx_(fx), fy_(fy), fz_(fz), atom_energy_(atom_energy), atom_virial_(atom_virial), n_(n) {}
   void add_pair(int i, int j, const Vec3& d, double fpair, double e) {
-    a_.fx[i] -= fpair * d.x;
-    a_.fy[i] -= fpair * d.y;
-    a_.fz[i] -= fpair * d.z;
-    a_.fx[j] += fpair * d.x;
-    a_.fy[j] += fpair * d.y;
-    a_.fz[j] += fpair * d.z;
+    fx_[i] -= fpair * d.x;
+    fy_[i] -= fpair * d.y;
+    fz_[i] -= fpair * d.z;
+    fx_[j] += fpair * d.x;
+    fy_[j] += fpair * d.y;
+    fz_[j] += fpair * d.z;
     energy_ += e;
     const double v[9] = {d.x * d.x, d.x * d.y, d.x * d.z, d.y * d.x, d.y * d.y, d.y * d.z, d.z * d.x, d.z * d.y, d.z * d.z};
     for (int c = 0; c < 9; ++c) w_[c] += fpair * v[c];
-    if (!per_atom_) return;
-    out_.atom_energy[i] += 0.5 * e;
-    out_.atom_energy[j] += 0.5 * e;
+    if (!atom_energy_) return;
+    atom_energy_[i] += 0.5 * e;
+    atom_energy_[j] += 0.5 * e;
     for (int c = 0; c < 9; ++c) {
-      out_.atom_virial[c * n_ + i] += 0.5 * fpair * v[c];
-      out_.atom_virial[c * n_ + j] += 0.5 * fpair * v[c];
+      atom_virial_[c * n_ + i] += 0.5 * fpair * v[c];
+      atom_virial_[c * n_ + j] += 0.5 * fpair * v[c];
     }
   }
   // A pair when some atoms are ghosts (AtomState's n_local: li, lj are 1 for a centre, 0 for a
@@ -36,40 +45,80 @@ class HalfListSums {
   // pair once); the energy counts with weight w and goes half to each centre among i and j (a
   // centre's energy is its own); per-atom virials are split evenly, ghosts included.
   void add_shared_pair(int i, int j, double li, double lj, const Vec3& d, double fpair, double e) {
-    a_.fx[i] -= fpair * d.x;
-    a_.fy[i] -= fpair * d.y;
-    a_.fz[i] -= fpair * d.z;
-    a_.fx[j] += fpair * d.x;
-    a_.fy[j] += fpair * d.y;
-    a_.fz[j] += fpair * d.z;
+    fx_[i] -= fpair * d.x;
+    fy_[i] -= fpair * d.y;
+    fz_[i] -= fpair * d.z;
+    fx_[j] += fpair * d.x;
+    fy_[j] += fpair * d.y;
+    fz_[j] += fpair * d.z;
     energy_ += 0.5 * (li + lj) * e;
     const double v[9] = {d.x * d.x, d.x * d.y, d.x * d.z, d.y * d.x, d.y * d.y, d.y * d.z, d.z * d.x, d.z * d.y, d.z * d.z};
     for (int c = 0; c < 9; ++c) w_[c] += fpair * v[c];
-    if (!per_atom_) return;
-    out_.atom_energy[i] += 0.5 * li * e;
-    out_.atom_energy[j] += 0.5 * lj * e;
+    if (!atom_energy_) return;
+    atom_energy_[i] += 0.5 * li * e;
+    atom_energy_[j] += 0.5 * lj * e;
     for (int c = 0; c < 9; ++c) {
-      out_.atom_virial[c * n_ + i] += 0.5 * fpair * v[c];
-      out_.atom_virial[c * n_ + j] += 0.5 * fpair * v[c];
+      atom_virial_[c * n_ + i] += 0.5 * fpair * v[c];
+      atom_virial_[c * n_ + j] += 0.5 * fpair * v[c];
     }
   }
   // A one-body energy term (EAM embedding).
   void add_atom_energy(int i, double e) {
     energy_ += e;
-    if (per_atom_) out_.atom_energy[i] += e;
+    if (atom_energy_) atom_energy_[i] += e;
   }
-  void finish() {
-    double* t = out_.term_totals();
+  // Adds the energy and virial into the term's totals.
+  void finish(ForceOutput& out) const {
+    double* t = out.term_totals();
     t[0] += energy_;
     for (int c = 0; c < 9; ++c) t[1 + c] += w_[c];
   }
 
  private:
-  AtomsRef a_;
+  double *fx_, *fy_, *fz_, *atom_energy_, *atom_virial_;
   std::size_t n_;
-  bool per_atom_;
-  ForceOutput& out_;
   double energy_ = 0, w_[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+};
+
+// HalfListSums for a loop over atoms split over CPU threads (run()): thread t adds into the outputs
+// (t = 0) or into arrays of its own (buffers), and finish() adds those arrays to the outputs and each
+// thread's energy and virial to the totals, both in thread order: the same bits every run with the
+// same thread count; with one thread, exactly the serial loop. Loops over fewer than kGrain atoms per
+// thread stay on one thread.
+class ThreadedHalfListSums {
+ public:
+  static constexpr long kGrain = 256;
+  ThreadedHalfListSums(AtomState& atoms, const ComputeRequest& req, ForceOutput& out, device::ThreadBuffers& buffers)
+      : out_(out), buffers_(buffers) {
+    const AtomsRef a = atoms.ref();
+    const std::size_t n = static_cast<std::size_t>(a.n);
+    double* ae = req.per_atom ? out.atom_energy.data() : nullptr;
+    double* av = req.per_atom ? out.atom_virial.data() : nullptr;
+    buffers_.prepare(device::threads_for(a.n, kGrain), {a.fx, a.fy, a.fz, ae, av}, {n, n, n, n, 9 * n});
+    for (int t = 0; t < buffers_.threads(); ++t)
+      sums_.emplace_back(buffers_.get(t, 0), buffers_.get(t, 1), buffers_.get(t, 2), buffers_.get(t, 3),
+                         buffers_.get(t, 4), n);
+  }
+  int threads() const { return buffers_.threads(); }
+  // body(sums, begin, end) for each thread's range of [0, n), with that thread's sums as a local
+  // copy while it runs (its running totals stay in registers, and threads share no cache line).
+  template <class Body>
+  void run(long n, Body&& body) {
+    device::parallel_ranges(n, threads(), [&](int t, long begin, long end) {
+      HalfListSums sums = sums_[static_cast<std::size_t>(t)];
+      body(sums, static_cast<int>(begin), static_cast<int>(end));
+      sums_[static_cast<std::size_t>(t)] = sums;
+    });
+  }
+  void finish() {
+    buffers_.reduce();
+    for (const HalfListSums& s : sums_) s.finish(out_);
+  }
+
+ private:
+  ForceOutput& out_;
+  device::ThreadBuffers& buffers_;
+  std::vector<HalfListSums> sums_;
 };
 
 // Full list on the GPU: one thread sums everything that acts on its atom i; energy and virial of
