@@ -220,10 +220,12 @@ TEST_P(Melt, NveTrajectoryMatchesLammps) {
   }
   de.add(t.potential / std::abs(l.thermo[1]), l.thermo[1] / std::abs(l.thermo[1]));
   de.add(t.kinetic / std::abs(l.thermo[2]), l.thermo[2] / std::abs(l.thermo[2]));
-  // Measured on the CPU: 1e-13 Å, 1.2e-10 Å/ps, 1.1e-14 relative.
+  // Measured on the CPU: 1e-13 Å, 1.2e-10 Å/ps, and energies 1.1e-14 relative on one thread, 7.6e-14
+  // on 2 and 1.2e-13 on 8 (threads sum forces in another order, which the trajectory amplifies); on
+  // the H100 9.9e-14 Å, 1.1e-10 Å/ps and 1.1e-13.
   EXPECT_TRUE(dx.within(1e-11));
   EXPECT_TRUE(dv.within(1e-8));
-  EXPECT_TRUE(de.within(1e-12));
+  EXPECT_TRUE(de.within(1e-11));
 }
 
 QUASAR_INSTANTIATE_BACKENDS(Melt);

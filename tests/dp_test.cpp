@@ -228,9 +228,9 @@ TEST_P(DeepPotentialBackends, GhostAtomsGiveThePeriodicResult) {
     for (int q = 0; q < 9; ++q) we.add(w[i](q / 3, q % 3), want.atom_virial[i](q / 3, q % 3));
   }
   for (int q = 0; q < 9; ++q) we.add(got.virial(q / 3, q % 3), want.virial(q / 3, q % 3));
-  // Measured 0 for the energies on the CPU and the H100 (they round at 1e-13 eV; the GPU sums in another
-  // order, so not 0), forces 3.5e-18 eV/Å on the CPU and 1.6e-17 on the H100, virials 1.4e-17 eV on the
-  // CPU and 5.6e-17 on the H100 (also layer by layer).
+  // Measured 0 for the energies on the CPU and the H100, 2.3e-13 eV on the H100 layer by layer (they
+  // round at 1e-13 eV; the GPU sums in another order, so not 0), forces 3.5e-18 eV/Å on the CPU and
+  // 1.6e-17 on the H100, virials 1.4e-17 eV on the CPU and 5.6e-17 on the H100 (also layer by layer).
   EXPECT_TRUE(e.within(1e-11));
   EXPECT_TRUE(fe.within(1e-15));
   EXPECT_TRUE(we.within(1e-15));

@@ -91,8 +91,9 @@ void expect_each_as_alone(const std::string& integrator, Backend backend, long s
   }
   EXPECT_TRUE(dx.within(tolerance));
   EXPECT_TRUE(dv.within(tolerance));
-  // The thermo's sums are per-atom parts in the ensemble, the potential's own totals alone.
-  EXPECT_TRUE(de.within(1e-12));
+  // The thermo's sums are per-atom parts in the ensemble, the potential's own totals alone: measured
+  // 1.4e-15 on the CPU (1, 2 and 8 threads); the GPU is not yet measured.
+  EXPECT_TRUE(de.within(backend == Backend::Cuda ? 1e-12 : 2e-13));
 }
 
 // On the CPU every system follows its lone run bit for bit. On the GPU the pair sums of a batch
