@@ -231,10 +231,11 @@ TEST_P(ForceFields, OneTermIsThePotentialAlone) {
     std::shared_ptr<Potential> p;
     double gpu_tol;  // relative, GPU against CPU
   };
-  // GPU against CPU, measured on the H100: 1.9e-15 (LJ), 3.2e-15 (Deep Potential), 2.1e-15 (EAM).
+  // GPU against CPU, measured on the H100: 1.9e-15 (LJ), 5.1e-14 (Deep Potential, its virial against
+  // the CPU's row products), 2.1e-15 (EAM).
   std::vector<Case> cases;
   cases.push_back({"lj", test::distorted_fcc({3, 3, 3}, 5.3, 0.1, 0.15, 95, {"Ar"}), test::argon_lj(), 2e-13});
-  if (have_dp()) cases.push_back({"deepmd", silicon(96), silicon_dp(), 4e-13});
+  if (have_dp()) cases.push_back({"deepmd", silicon(96), silicon_dp(), 5e-12});
   if (!file.empty())
     cases.push_back({"eam", test::distorted_fcc({3, 3, 3}, 3.615, 0.1, 0.08, 97), test::copper_eam(), 3e-13});
   const Backend b = GetParam();

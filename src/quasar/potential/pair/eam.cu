@@ -13,10 +13,11 @@ namespace {
 
 constexpr int kBlock = 128;
 
-template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
+template <bool kEnergy, bool kPerAtom, AtomSet kSet, class Sum>
 __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                          NeighborRef list, double* totals, double* atom_energy,
                                                          bool overwrite, Sum add) {
+  constexpr bool kGhosts = kSet == AtomSet::Ghosts;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[1] = {0};
   if (i < a.n) {
@@ -25,7 +26,7 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
     double rho = 0;
     for (int k = 0; k < list.count[i]; ++k) {
       int j, tj;
-      const double r2 = norm2(packed_delta(p, a, list, pi, i, k, j, tj));
+      const double r2 = norm2(packed_delta<kSet>(p, a, list, pi, i, k, j, tj));
       if (r2 < e.eval.cutsq) rho += e.eval.density(tj, ti, sqrt(r2));
     }
     double f, fp;
@@ -39,10 +40,11 @@ __global__ void __launch_bounds__(kBlock) density_kernel(EamArgs e, AtomsRef a, 
   if (kEnergy) device::block_sum_into<kBlock, 1>(acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
+template <bool kEnergy, bool kPerAtom, AtomSet kSet, class Sum>
 __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, const PackedAtom* __restrict__ p,
                                                        NeighborRef list, double* totals, double* atom_energy,
                                                        double* atom_virial, bool overwrite, Sum add) {
+  constexpr bool kGhosts = kSet == AtomSet::Ghosts;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   FullListSums<kEnergy> sums;
   if (i < a.n) {
@@ -50,7 +52,7 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
     const double fpi = e.fp[i];
     for (int k = 0; k < list.count[i]; ++k) {
       int j, tj, lj;
-      const Vec3 d = packed_delta(p, a, list, pi, i, k, j, tj, kGhosts ? &lj : nullptr);
+      const Vec3 d = packed_delta<kSet>(p, a, list, pi, i, k, j, tj, kGhosts ? &lj : nullptr);
       const double r2 = norm2(d);
       if (r2 >= e.eval.cutsq) continue;
       double fpair, phi;
@@ -67,25 +69,28 @@ __global__ void __launch_bounds__(kBlock) force_kernel(EamArgs e, AtomsRef a, co
   if (kEnergy) device::block_sum_into<kBlock, 10>(sums.acc, totals, add);
 }
 
-template <bool kEnergy, bool kPerAtom, bool kGhosts, class Sum>
+template <bool kEnergy, bool kPerAtom, AtomSet kSet, class Sum>
 void launch_as(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add) {
   const unsigned blocks = grid_for(atoms.size(), kBlock);
   double* ae = kPerAtom ? out.atom_energy.data() : nullptr;
   double* av = kPerAtom ? out.atom_virial.data() : nullptr;
   const bool overwrite = out.contents == ForceOutput::Contents::Stale;
   double* totals = out.term_totals();
-  density_kernel<kEnergy, kPerAtom, kGhosts>
+  density_kernel<kEnergy, kPerAtom, kSet>
       <<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam density_kernel");
-  force_kernel<kEnergy, kPerAtom, kGhosts>
+  force_kernel<kEnergy, kPerAtom, kSet>
       <<<blocks, kBlock>>>(e, atoms.ref(), e.packed, list, totals, ae, av, overwrite, add);
   QUASAR_LAUNCH_CHECK("eam force_kernel");
 }
 
 template <bool kEnergy, bool kPerAtom, class Sum = device::FloatSum>
 void launch(const EamArgs& e, AtomState& atoms, const NeighborRef& list, ForceOutput& out, Sum add = {}) {
-  if (has_ghosts(atoms)) launch_as<kEnergy, kPerAtom, true>(e, atoms, list, out, add);
-  else launch_as<kEnergy, kPerAtom, false>(e, atoms, list, out, add);
+  switch (atom_set_of(atoms)) {
+    case AtomSet::Batch: launch_as<kEnergy, kPerAtom, AtomSet::Batch>(e, atoms, list, out, add); break;
+    case AtomSet::Ghosts: launch_as<kEnergy, kPerAtom, AtomSet::Ghosts>(e, atoms, list, out, add); break;
+    case AtomSet::Plain: launch_as<kEnergy, kPerAtom, AtomSet::Plain>(e, atoms, list, out, add); break;
+  }
 }
 
 // Energy and virial totals in fixed point: the same bits every run.
