@@ -29,12 +29,14 @@
 #include "quasar/potential/pair/lj.hpp"
 #include "quasar/potential/registry.hpp"
 
+#include "bench_systems.hpp"
+
 using namespace quasar;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using bench::Clock;
+using bench::seconds_since;
 
 std::vector<Structure> water_frames(long count) {
   const char* dir = std::getenv("QUASAR_WATER_DATA");
@@ -51,23 +53,7 @@ std::vector<Structure> water_frames(long count) {
   return out;
 }
 
-std::vector<Structure> argon_molecules(long count) {
-  const Vec3 octahedron[6] = {{2.7, 0, 0}, {-2.7, 0, 0}, {0, 2.7, 0}, {0, -2.7, 0}, {0, 0, 2.7}, {0, 0, -2.7}};
-  std::mt19937 rng(2026);
-  std::normal_distribution<double> g(0.0, 0.15);
-  std::vector<Structure> out;
-  for (long k = 0; k < count; ++k) {
-    Structure s;
-    const int t = s.type_index("Ar");
-    for (const Vec3& r : octahedron) {
-      s.positions.push_back(r + Vec3{g(rng), g(rng), g(rng)});
-      s.types.push_back(t);
-    }
-    s.box = Box::enclosing(s.positions);
-    out.push_back(std::move(s));
-  }
-  return out;
-}
+std::vector<Structure> argon_molecules(long count) { return bench::argon_octahedra(count, 2.7, 0.15); }
 
 // A full-size water model (the benchmark's has random weights: its energies mean nothing, its cost is real).
 std::shared_ptr<Potential> water_model(const std::string& precision) {

@@ -30,30 +30,16 @@
 #include "quasar/potential/dp/deep_potential.hpp"
 #include "quasar/potential/pair/lj.hpp"
 
+#include "bench_systems.hpp"
+
 using namespace quasar;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using bench::Clock;
+using bench::seconds_since;
 
-std::vector<Structure> argon_molecules(long count) {
-  const Vec3 octahedron[6] = {{3.7, 0, 0}, {-3.7, 0, 0}, {0, 3.7, 0}, {0, -3.7, 0}, {0, 0, 3.7}, {0, 0, -3.7}};
-  std::mt19937 rng(2026);
-  std::normal_distribution<double> g(0.0, 0.1);
-  std::vector<Structure> out;
-  for (long k = 0; k < count; ++k) {
-    Structure s;
-    const int t = s.type_index("Ar");
-    for (const Vec3& r : octahedron) {
-      s.positions.push_back(r + Vec3{g(rng), g(rng), g(rng)});
-      s.types.push_back(t);
-    }
-    s.box = Box::enclosing(s.positions);
-    out.push_back(std::move(s));
-  }
-  return out;
-}
+std::vector<Structure> argon_molecules(long count) { return bench::argon_octahedra(count, 3.7, 0.1); }
 
 // The `molecules` water molecules nearest to oxygen `centre` of a periodic frame (oxygens first, each
 // with its two nearest hydrogens), unwrapped around it, without a cell.

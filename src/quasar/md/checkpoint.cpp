@@ -43,13 +43,12 @@ void Simulation::write_checkpoint(const std::string& path) {
   const std::vector<AtomProperty> props = saved_properties(atoms_);
   h["properties"] = describe_properties(props);
   const auto term_states = force_field_.save_states();
-  h["term_state"] = nlohmann::json::array();
-  for (const auto& [name, bytes] : term_states) h["term_state"].push_back({{"term", name}, {"bytes", bytes.size()}});
+  h["term_state"] = describe_term_states(term_states);
   const std::vector<long> order = atoms_.id.to_vector();  // input index of the atom at each position
   io::write_file_atomically(path, [&](std::ostream& out) {
     out << kMagic << "\n" << h.dump() << "\n";
     write_atoms(out, props, order);
-    for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
+    write_term_states(out, term_states);
   });
 }
 
@@ -59,11 +58,8 @@ void Simulation::write_checkpoint(const std::string& path) {
 // directions (they are written wrapped), types and ids consistent with the input's atoms, the terms'
 // solver states named and sized in the header.
 void Simulation::read_checkpoint(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open checkpoint");
-  const auto file_size = std::filesystem::file_size(path, ec);
+  std::uintmax_t file_size = 0;
+  std::ifstream in = open_file(path, file_size);
   const nlohmann::json h = read_header(in, path, kMagic);
   const Header hd{h, path};
   const long n = hd.integer("atoms");
@@ -113,13 +109,12 @@ void Simulation::read_checkpoint(const std::string& path) {
   const std::size_t sn = static_cast<std::size_t>(n);
   const std::uintmax_t bytes = atoms_bytes(sn, props) + state_bytes;
   const std::streamoff at = in.tellg();
-  if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
+  if (at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
     throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
                                   " bytes after its header, expected " + std::to_string(bytes) + " for " +
                                   std::to_string(n) + " atoms and " + std::to_string(state_bytes) + " bytes of term states");
   const AtomValues values = read_atoms(in, atoms_, props, path);
-  std::vector<std::pair<std::string, std::vector<char>>> term_states;
-  for (const auto& [name, size] : state_sizes) term_states.emplace_back(name, get<char>(in, size, path));
+  const TermStates term_states = read_term_states(in, state_sizes, path);
   check_inside(box, values, 0, n, path);
   // Checked: now the state changes. Every property goes back to the order the atoms were in.
   atoms_.set_box(box);
@@ -131,15 +126,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   lists_.build(atoms_);
   compute_forces(true);  // energy and virial for the first thermo line
   // Solver state after that evaluation, which a continuing run did not make.
-  for (const auto& [name, saved] : term_states) {
-    try {
-      force_field_.restore_state(name, std::string(saved.begin(), saved.end()));
-    } catch (const InputError&) {
-      throw;
-    } catch (const Error& e) {
-      throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
-    }
-  }
+  restore_term_states(force_field_, term_states, path);
   // The saved values, not those the evaluation recomputed (forces could differ in the last bit, and
   // a property that a term updates as it computes would have moved on).
   restore_properties(values);

@@ -1,6 +1,7 @@
 #include "quasar/md/checkpoint_io.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -223,6 +224,48 @@ std::vector<std::pair<std::string, std::size_t>> term_state_sizes(const Header& 
     sizes.emplace_back(t.at("term").get<std::string>(), t.at("bytes").get<std::size_t>());
   }
   return sizes;
+}
+
+std::ifstream open_file(const std::string& path, std::uintmax_t& file_size) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open checkpoint");
+  file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(path, 0, "cannot read the checkpoint's size: " + ec.message());
+  return in;
+}
+
+nlohmann::json describe_term_states(const TermStates& states) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, bytes] : states) out.push_back({{"term", name}, {"bytes", bytes.size()}});
+  return out;
+}
+
+void write_term_states(std::ostream& out, const TermStates& states) {
+  for (const auto& state : states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
+}
+
+TermStates read_term_states(std::istream& in, const std::vector<std::pair<std::string, std::size_t>>& sizes,
+                            const std::string& path) {
+  TermStates out;
+  for (const auto& [name, size] : sizes) {
+    const std::vector<char> bytes = get<char>(in, size, path);
+    out.emplace_back(name, std::string(bytes.begin(), bytes.end()));
+  }
+  return out;
+}
+
+void restore_term_states(ForceField& force_field, const TermStates& states, const std::string& path) {
+  for (const auto& [name, saved] : states) {
+    try {
+      force_field.restore_state(name, saved);
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
+    }
+  }
 }
 
 }  // namespace quasar::md::checkpoint

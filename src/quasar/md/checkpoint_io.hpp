@@ -6,6 +6,7 @@
 // checks everything before the state changes: the properties against the run's, the counts against
 // the file, every number finite, the order a permutation, each atom's type the input's.
 #include <cstdint>
+#include <fstream>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/error.hpp"
+#include "quasar/potential/force_field.hpp"
 
 namespace quasar::md::checkpoint {
 
@@ -86,5 +88,18 @@ void check_inside(const Box& box, const AtomValues& v, long first, long last, co
 // The header's "term_state" entries (a term's name and the bytes of its solver state; none when
 // the key is absent), each within the file's size.
 std::vector<std::pair<std::string, std::size_t>> term_state_sizes(const Header& header, std::uintmax_t file_size);
+
+// The checkpoint file opened for reading, with its size (an InputError when it is not a readable file).
+std::ifstream open_file(const std::string& path, std::uintmax_t& file_size);
+
+// The terms' solver states (ForceField::save_states): described in the header's "term_state",
+// written last, read back by the sizes term_state_sizes gave, and restored by name (a term's
+// refusal becomes an InputError of `path`).
+using TermStates = std::vector<std::pair<std::string, std::string>>;
+nlohmann::json describe_term_states(const TermStates& states);
+void write_term_states(std::ostream& out, const TermStates& states);
+TermStates read_term_states(std::istream& in, const std::vector<std::pair<std::string, std::size_t>>& sizes,
+                            const std::string& path);
+void restore_term_states(ForceField& force_field, const TermStates& states, const std::string& path);
 
 }  // namespace quasar::md::checkpoint

@@ -85,8 +85,7 @@ void Ensemble::write_checkpoint(const std::string& path) {
   h["properties"] = describe_properties(props);
   h["system_arrays"] = system_arrays();
   const auto term_states = force_field_.save_states();
-  h["term_state"] = nlohmann::json::array();
-  for (const auto& [name, bytes] : term_states) h["term_state"].push_back({{"term", name}, {"bytes", bytes.size()}});
+  h["term_state"] = describe_term_states(term_states);
   std::vector<double> cells;
   std::vector<int> periodic;
   for (int s = 0; s < n; ++s) {
@@ -105,16 +104,13 @@ void Ensemble::write_checkpoint(const std::string& path) {
     put(out, std::vector<int>(active_.begin(), active_.end()));
     put(out, integrator_->system_state());
     put(out, integrator_->faults().system_word_array().to_vector());
-    for (const auto& state : term_states) out.write(state.second.data(), static_cast<std::streamsize>(state.second.size()));
+    write_term_states(out, term_states);
   });
 }
 
 void Ensemble::read_checkpoint(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open checkpoint");
-  const auto file_size = std::filesystem::file_size(path, ec);
+  std::uintmax_t file_size = 0;
+  std::ifstream in = open_file(path, file_size);
   const nlohmann::json h = read_header(in, path, kMagic);
   const Header hd{h, path};
   const int n = num_systems();
@@ -153,7 +149,7 @@ void Ensemble::read_checkpoint(const std::string& path) {
   const std::size_t sn = static_cast<std::size_t>(atoms_.size()), systems = static_cast<std::size_t>(n);
   const std::uintmax_t bytes = atoms_bytes(sn, props) + system_bytes(systems) + state_bytes;
   const std::streamoff at = in.tellg();
-  if (ec || at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
+  if (at < 0 || file_size - static_cast<std::uintmax_t>(at) != bytes)
     throw InputError(path, 0, "checkpoint has " + std::to_string(at < 0 ? 0 : file_size - static_cast<std::uintmax_t>(at)) +
                                   " bytes after its header, expected " + std::to_string(bytes) + " for " +
                                   std::to_string(sn) + " atoms in " + std::to_string(n) + " systems and " +
@@ -164,8 +160,7 @@ void Ensemble::read_checkpoint(const std::string& path) {
   const std::vector<int> active = get<int>(in, systems, path);
   const std::vector<double> integrator_state = get<double>(in, kStateSize * systems, path);
   const std::vector<unsigned long long> faults = get<unsigned long long>(in, 2 * systems, path);
-  std::vector<std::pair<std::string, std::vector<char>>> term_states;
-  for (const auto& [name, size] : state_sizes) term_states.emplace_back(name, get<char>(in, size, path));
+  const TermStates term_states = read_term_states(in, state_sizes, path);
   // Each atom in its input system; each system's cell as valid as the input's, with its periodicity.
   for (std::size_t q = 0; q < props.size(); ++q) {
     if (props[q].name != "system") continue;
@@ -224,15 +219,7 @@ void Ensemble::read_checkpoint(const std::string& path) {
   step_ = step;
   lists_.build(atoms_);
   compute_forces(true);
-  for (const auto& [name, saved] : term_states) {
-    try {
-      force_field_.restore_state(name, std::string(saved.begin(), saved.end()));
-    } catch (const InputError&) {
-      throw;
-    } catch (const Error& e) {
-      throw InputError(path, 2, std::string("checkpoint state of a term: ") + e.what());
-    }
-  }
+  restore_term_states(force_field_, term_states, path);
   restore_properties(values);
   integrator_->start(step_, atoms_, lists_, force_field_, out_);
 }
