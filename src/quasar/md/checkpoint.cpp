@@ -65,17 +65,7 @@ void Simulation::read_checkpoint(const std::string& path) {
   const long n = hd.integer("atoms");
   if (n != atoms_.size())
     throw InputError(path, 2, "checkpoint has " + std::to_string(n) + " atoms, the input " + std::to_string(atoms_.size()));
-  const auto& types = hd.at("types");
-  bool same_types = types.is_array() && types.size() == atoms_.type_names().size();
-  for (std::size_t t = 0; same_types && t < types.size(); ++t)
-    same_types = types[t].is_string() && types[t].get<std::string>() == atoms_.type_names()[t];
-  if (!same_types) throw InputError(path, 2, "checkpoint atom types differ from the input's");
-  const std::string integrator = hd.string("integrator");
-  if (integrator != integrator_->name())
-    throw InputError(path, 2, "checkpoint was written by integrator '" + integrator.substr(0, 60) +
-                                  "', the input asks for '" + integrator_->name() + "'");
-  const long step = hd.integer("step");
-  if (step < 0) hd.fail("step", "expected a non-negative step");
+  const long step = check_run(hd, atoms_.type_names(), integrator_->name());
   const std::vector<double> state = hd.numbers("state", integrator_->state_size());
   const std::vector<double> cell = hd.numbers("cell", 9), origin = hd.numbers("origin", 3);
   const auto& pbc = hd.at("pbc");

@@ -226,6 +226,21 @@ std::vector<std::pair<std::string, std::size_t>> term_state_sizes(const Header& 
   return sizes;
 }
 
+long check_run(const Header& hd, const std::vector<std::string>& type_names, const std::string& integrator) {
+  const auto& types = hd.at("types");
+  bool same_types = types.is_array() && types.size() == type_names.size();
+  for (std::size_t t = 0; same_types && t < types.size(); ++t)
+    same_types = types[t].is_string() && types[t].get<std::string>() == type_names[t];
+  if (!same_types) throw InputError(hd.path, 2, "checkpoint atom types differ from the input's");
+  const std::string written = hd.string("integrator");
+  if (written != integrator)
+    throw InputError(hd.path, 2, "checkpoint was written by integrator '" + written.substr(0, 60) +
+                                     "', the input asks for '" + integrator + "'");
+  const long step = hd.integer("step");
+  if (step < 0) hd.fail("step", "expected a non-negative step");
+  return step;
+}
+
 std::ifstream open_file(const std::string& path, std::uintmax_t& file_size) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "cannot open checkpoint");

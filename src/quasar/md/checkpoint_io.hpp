@@ -89,6 +89,9 @@ void check_inside(const Box& box, const AtomValues& v, long first, long last, co
 // the key is absent), each within the file's size.
 std::vector<std::pair<std::string, std::size_t>> term_state_sizes(const Header& header, std::uintmax_t file_size);
 
+// Throws unless the header's atom types and integrator are the run's; returns its step (>= 0).
+long check_run(const Header& header, const std::vector<std::string>& type_names, const std::string& integrator);
+
 // The checkpoint file opened for reading, with its size (an InputError when it is not a readable file).
 std::ifstream open_file(const std::string& path, std::uintmax_t& file_size);
 
