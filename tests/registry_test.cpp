@@ -32,7 +32,7 @@ PotentialFamily probe_family(const std::string& name) {
   f.from_config = [name](const ConfigTable&, const std::filesystem::path&) -> std::unique_ptr<Potential> {
     return std::make_unique<Probe>(name);
   };
-  f.from_file = [name](const std::string&) -> std::unique_ptr<Potential> { return std::make_unique<Probe>(name); };
+  f.from_file = [name](const std::string&, const ModelOptions&) -> std::unique_ptr<Potential> { return std::make_unique<Probe>(name); };
   return f;
 }
 

@@ -5,6 +5,7 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
+#include "quasar/core/units.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/registry.hpp"
@@ -12,18 +13,45 @@
 namespace quasar::cli {
 
 namespace {
-const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--format F] [--type-map A,B,...] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
+const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--format F] [--type-map A,B,...] [--units LENGTH,ENERGY] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16] [--json] [--per-atom] [--deterministic]
 
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
 XYZ frames, a LAMMPS data file, the frames of a LAMMPS text dump, a deepmd/npy system or an n2p2
 input.data; --format extxyz, lammps-data, lammps-dump, deepmd or n2p2 when the name does not tell).
 The frames are evaluated together, many at a time, as one batch of independent systems. --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a DeePMD-kit model (.dp,
-.yaml) or a TOML file with a [potential] table or several [[potential]] tables (a force field whose
-terms add). --json prints one object per structure with keys energy (the total), terms (the energy
+.yaml), an n2p2 model folder (holding input.nn) or a TOML file with a [potential] table or several
+[[potential]] tables (a force field whose terms add). --units bohr,Ha (lengths angstrom or bohr,
+energies eV or Ha) says the units of the model's files where they do not state them (n2p2's) and of
+FILE's numbers; the results are then reported in those units too (energy Ha, forces Ha/bohr). --json prints one object per structure with keys energy (the total), terms (the energy
 of each named term), forces, virial (and atom_energy, atom_virial with --per-atom); an array of them
 when FILE has several frames. The text output lists the terms when there are several.
 --deterministic: GPU sums in 64-bit fixed point, so that repeated evaluations give the same bits.
 )";
+
+// --units: the structure file's lengths are in `u.length` Å; the results go back in its units.
+void to_engine_units(std::vector<Structure>& frames, double length) {
+  for (Structure& s : frames) {
+    for (Vec3& r : s.positions) r = r * length;
+    Box b = s.box;
+    b.origin = b.origin * length;
+    Mat3 h = b.h;
+    for (auto& row : h.r) row = row * length;
+    b.set_matrix(h);
+    s.box = b;
+  }
+}
+
+void to_file_units(Evaluation& e, const units::FileUnits& u) {
+  e.energy /= u.energy;
+  for (TermEnergy& t : e.terms) t.energy /= u.energy;
+  for (Vec3& f : e.forces) f = f * (u.length / u.energy);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) e.virial(r, c) /= u.energy;
+  for (double& v : e.atom_energy) v /= u.energy;
+  for (Mat3& m : e.atom_virial)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) m(r, c) /= u.energy;
+}
 
 nlohmann::json to_json(const Evaluation& e, bool per_atom) {
   nlohmann::json j;
@@ -47,7 +75,7 @@ nlohmann::json to_json(const Evaluation& e, bool per_atom) {
 
 int eval_command(const std::vector<std::string>& argv) {
   const Args a = Args::parse(argv, {"--help", "--json", "--per-atom", "--deterministic"},
-                             {"--model", "--structure", "--device", "--precision", "--format", "--type-map"});
+                             {"--model", "--structure", "--device", "--precision", "--format", "--type-map", "--units"});
   if (a.has("--help")) {
     std::cout << kEvalHelp;
     return 0;
@@ -55,17 +83,33 @@ int eval_command(const std::vector<std::string>& argv) {
   if (!a.positional.empty()) throw UsageError("eval takes no positional arguments");
   if (!a.has("--model") || !a.has("--structure")) throw UsageError("eval needs --model and --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  ForceField ff = load_force_field(a.get("--model"));
+  ModelOptions options;
+  units::FileUnits file_units;
+  if (a.has("--units")) {
+    options["units"] = a.get("--units");
+    try {
+      file_units = units::parse_file_units(a.get("--units"));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--units: ") + e.what());
+    }
+  }
+  ForceField ff = load_force_field(a.get("--model"), options);
   set_model_precision(ff, a.get("--precision", "double"));
   const std::string path = a.get("--structure");
-  const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
+  std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
+  to_engine_units(frames, file_units.length);
+  const std::string energy_name = a.has("--units") ? a.get("--units").substr(a.get("--units").find(',') + 1) : "eV";
+  const std::string length_name = a.has("--units") ? a.get("--units").substr(0, a.get("--units").find(',')) : "Å";
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
   // The frames go to the device in batches (potential/evaluate.hpp): one set of launches per batch.
   std::vector<Evaluation> results;
   for (const std::span<const Structure> batch : split_batches(frames)) {
     std::vector<Evaluation> got = evaluate_batch(ff, batch, backend, per_atom, a.has("--deterministic"));
-    for (Evaluation& e : got) results.push_back(std::move(e));
+    for (Evaluation& e : got) {
+      to_file_units(e, file_units);
+      results.push_back(std::move(e));
+    }
   }
   for (std::size_t k = 0; k < frames.size(); ++k) {
     const Evaluation& e = results[k];
@@ -74,12 +118,12 @@ int eval_command(const std::vector<std::string>& argv) {
       continue;
     }
     std::cout << std::setprecision(12) << "structure " << k << ": " << frames[k].size() << " atoms\n"
-              << "energy " << e.energy << " eV\n";
+              << "energy " << e.energy << " " << energy_name << "\n";
     if (e.terms.size() > 1)
-      for (const TermEnergy& t : e.terms) std::cout << "  " << t.name << " " << t.energy << " eV\n";
-    std::cout << "virial (eV)\n";
+      for (const TermEnergy& t : e.terms) std::cout << "  " << t.name << " " << t.energy << " " << energy_name << "\n";
+    std::cout << "virial (" << energy_name << ")\n";
     for (int r = 0; r < 3; ++r) std::cout << "  " << e.virial(r, 0) << " " << e.virial(r, 1) << " " << e.virial(r, 2) << "\n";
-    std::cout << "forces (eV/Å)\n";
+    std::cout << "forces (" << energy_name << "/" << length_name << ")\n";
     for (std::size_t i = 0; i < e.forces.size(); ++i)
       std::cout << "  " << i << " " << frames[k].type_names[frames[k].types[i]] << " " << e.forces[i].x << " "
                 << e.forces[i].y << " " << e.forces[i].z << (per_atom ? " energy " + std::to_string(e.atom_energy[i]) : "")

@@ -1,12 +1,16 @@
 #pragma once
-// Activation functions of the networks (every one DeePMD-kit writes), for CPU networks and kernels alike.
+// Activation functions of the networks (every one DeePMD-kit writes, and n2p2's letters), for CPU
+// networks and kernels alike.
 #include <cmath>
 
 #include "quasar/core/hd.hpp"
 
 namespace quasar::nn {
 
-enum class Activation { Tanh, Relu, Relu6, Gelu, GeluTf, Softplus, Sigmoid, Silu, Linear };
+// The last five are n2p2's g (Gaussian exp(-x^2/2)), c (cos), S (1 - logistic), e (exp(-x)) and
+// h (x^2); its l, t, s, p, r are Linear, Tanh, Sigmoid, Softplus and Relu.
+enum class Activation { Tanh, Relu, Relu6, Gelu, GeluTf, Softplus, Sigmoid, Silu, Linear,
+                        Gaussian, Cos, ReverseSigmoid, ExpNeg, Square };
 
 // Templates on the floating type so that the float kernels stay in float (tanhf etc.).
 namespace detail {
@@ -28,6 +32,11 @@ QUASAR_HD T activate(Activation a, T x) {
     case Activation::Sigmoid: return detail::sigmoid(x);
     case Activation::Silu: return x * detail::sigmoid(x);
     case Activation::Linear: return x;
+    case Activation::Gaussian: return exp(T(-0.5) * x * x);
+    case Activation::Cos: return cos(x);
+    case Activation::ReverseSigmoid: return T(1) - detail::sigmoid(x);
+    case Activation::ExpNeg: return exp(-x);
+    case Activation::Square: return x * x;
   }
   return x;
 }
@@ -59,6 +68,14 @@ QUASAR_HD T activate_derivative(Activation a, T x) {
       return s * (one + x * (one - s));
     }
     case Activation::Linear: return one;
+    case Activation::Gaussian: return -x * exp(T(-0.5) * x * x);
+    case Activation::Cos: return -sin(x);
+    case Activation::ReverseSigmoid: {
+      const T s = detail::sigmoid(x);
+      return s * (s - one);
+    }
+    case Activation::ExpNeg: return -exp(-x);
+    case Activation::Square: return T(2) * x;
   }
   return one;
 }
@@ -75,14 +92,46 @@ QUASAR_HD void activate_both(Activation a, T x, T& y, T& dy) {
   }
 }
 
-// d2 act / dx2, for the tabulated embedding (analytic for tanh, a central difference otherwise).
+// d2 act / dx2 (the force terms of training and the tabulated embedding need it).
 QUASAR_HD double activate_second_derivative(Activation a, double x) {
-  if (a == Activation::Tanh) {
-    const double t = tanh(x);
-    return -2.0 * t * (1.0 - t * t);
+  switch (a) {
+    case Activation::Tanh: {
+      const double t = tanh(x);
+      return -2.0 * t * (1.0 - t * t);
+    }
+    case Activation::Relu:
+    case Activation::Relu6:
+    case Activation::Linear: return 0.0;
+    case Activation::Gelu:
+    case Activation::GeluTf: {
+      // f = x (1 + tanh u) / 2 with u = c (x + k x^3).
+      const double c = detail::kSqrt2OverPi, k = 0.044715;
+      const double t = tanh(c * (x + k * x * x * x)), s = 1.0 - t * t;
+      const double du = c * (1.0 + 3.0 * k * x * x), d2u = 6.0 * c * k * x;
+      return s * du + 0.5 * x * s * (d2u - 2.0 * t * du * du);
+    }
+    case Activation::Softplus: {
+      const double s = detail::sigmoid(x);
+      return s * (1.0 - s);
+    }
+    case Activation::Sigmoid: {
+      const double s = detail::sigmoid(x);
+      return s * (1.0 - s) * (1.0 - 2.0 * s);
+    }
+    case Activation::Silu: {
+      const double s = detail::sigmoid(x);
+      return s * (1.0 - s) * (2.0 + x * (1.0 - 2.0 * s));
+    }
+    case Activation::Gaussian: return (x * x - 1.0) * exp(-0.5 * x * x);
+    case Activation::Cos: return -cos(x);
+    case Activation::ReverseSigmoid: {
+      const double s = detail::sigmoid(x);
+      return s * (1.0 - s) * (2.0 * s - 1.0);
+    }
+    case Activation::ExpNeg: return exp(-x);
+    case Activation::Square: return 2.0;
   }
-  const double h = 1e-5 * (1.0 + fabs(x));
-  return (activate_derivative(a, x + h) - activate_derivative(a, x - h)) / (2 * h);
+  return 0.0;
 }
 
 }  // namespace quasar::nn

@@ -32,6 +32,11 @@ const char* activation_name(Activation a) {
     case Activation::Sigmoid: return "sigmoid";
     case Activation::Silu: return "silu";
     case Activation::Linear: return "none";
+    case Activation::Gaussian: return "gaussian";
+    case Activation::Cos: return "cos";
+    case Activation::ReverseSigmoid: return "reverse_sigmoid";
+    case Activation::ExpNeg: return "exp_neg";
+    case Activation::Square: return "square";
   }
   return "none";
 }

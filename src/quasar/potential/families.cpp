@@ -19,6 +19,11 @@ namespace dp {
 void register_family(PotentialRegistry& registry);  // potential/dp/family.cpp
 }
 #endif
+#if QUASAR_WITH_NNP
+namespace nnp {
+void register_family(PotentialRegistry& registry);  // potential/nnp/family.cpp
+}
+#endif
 
 PotentialRegistry& potential_registry() {
   static PotentialRegistry registry = [] {
@@ -31,6 +36,9 @@ PotentialRegistry& potential_registry() {
 #endif
 #if QUASAR_WITH_DP
     dp::register_family(r);
+#endif
+#if QUASAR_WITH_NNP
+    nnp::register_family(r);
 #endif
     return r;
   }();

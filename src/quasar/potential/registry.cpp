@@ -138,9 +138,20 @@ ForceField make_force_field(const ConfigTable& root, const std::filesystem::path
   return ff;
 }
 
-std::unique_ptr<Potential> load_model(const std::string& path) {
+namespace {
+void check_options(const std::string& path, const std::string& family, const std::vector<std::string>& accepted,
+                   const ModelOptions& options) {
+  for (const auto& [name, value] : options)
+    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end())
+      throw Error(path + ": " + family + " models take no option '" + name + "'" +
+                  (family == "TOML" ? " (set it in the [potential] table)" : ""));
+}
+}  // namespace
+
+std::unique_ptr<Potential> load_model(const std::string& path, const ModelOptions& options) {
   if (!std::filesystem::exists(path)) throw InputError(path, 0, "model file not found");
   if (ends_with(path, ".toml")) {
+    check_options(path, "TOML", {}, options);
     const toml::table root = parse_toml_file(path);
     const ConfigTable top{&root, path, ""};
     const std::vector<ConfigTable> tables = potential_tables(top);
@@ -155,15 +166,17 @@ std::unique_ptr<Potential> load_model(const std::string& path) {
   if (!f || !f->from_file)
     throw InputError(path, 0, "unknown model format (expected " + registry.model_formats() +
                                   ", or a .toml file with [potential])");
-  return f->from_file(path);
+  check_options(path, f->name, f->model_options, options);
+  return f->from_file(path, options);
 }
 
-ForceField load_force_field(const std::string& path) {
+ForceField load_force_field(const std::string& path, const ModelOptions& options) {
   if (ends_with(path, ".toml") && std::filesystem::exists(path)) {
+    check_options(path, "TOML", {}, options);
     const toml::table root = parse_toml_file(path);
     return make_force_field(ConfigTable{&root, path, ""}, std::filesystem::path(path).parent_path());
   }
-  return ForceField(std::shared_ptr<Potential>(load_model(path)));
+  return ForceField(std::shared_ptr<Potential>(load_model(path, options)));
 }
 
 train::TrainingJob training_job(const std::string& input, Backend backend, std::optional<Precision> precision) {

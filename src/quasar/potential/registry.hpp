@@ -5,6 +5,7 @@
 // and include no family's own headers. potential/families.cpp lists the registration functions.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ struct Capabilities {
   bool supports(Precision p) const;
 };
 
+// Options a model file takes from the command line (`quasar eval --units bohr,Ha`): name -> text.
+// A family lists the names it accepts (PotentialFamily::model_options).
+using ModelOptions = std::map<std::string, std::string>;
+
 struct PotentialFamily {
   std::string name;                  // the TOML type; also what its potentials' family() returns
   std::vector<std::string> aliases;  // other TOML types that select it
@@ -39,7 +44,8 @@ struct PotentialFamily {
   // folder, by a file the folder holds ("input.nn"); read by from_file.
   std::vector<std::string> model_extensions;
   std::vector<std::string> model_folder_files;
-  std::function<std::unique_ptr<Potential>(const std::string& path)> from_file;
+  std::vector<std::string> model_options;  // the ModelOptions its from_file understands ("units")
+  std::function<std::unique_ptr<Potential>(const std::string& path, const ModelOptions& options)> from_file;
   // Training (capabilities.training): the inputs it reads, by how their names end (".json") or by
   // their names ("input.nn", also inside a folder given instead), and the run such an input
   // describes on `backend`, in `precision` (none given: the input's own choice).
@@ -93,10 +99,11 @@ std::unique_ptr<Potential> make_potential(const ConfigTable& potential, const st
 ForceField make_force_field(const ConfigTable& root, const std::filesystem::path& base_dir);
 
 // A model file for `quasar eval --model`: a file (or folder) that a family's probe recognises, or
-// a TOML file holding one [potential] table.
-std::unique_ptr<Potential> load_model(const std::string& path);
+// a TOML file holding one [potential] table. Options go to the family's from_file; an option it
+// does not list, or any option with a TOML file (whose tables hold their own keys), is an Error.
+std::unique_ptr<Potential> load_model(const std::string& path, const ModelOptions& options = {});
 // The same files as a force field; a TOML file may hold several [[potential]] tables.
-ForceField load_force_field(const std::string& path);
+ForceField load_force_field(const std::string& path, const ModelOptions& options = {});
 
 // The training run of an input file (or folder), by the family that reads it: an InputError naming
 // the file when no family does.

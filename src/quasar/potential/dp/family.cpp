@@ -54,7 +54,7 @@ void register_family(PotentialRegistry& registry) {
   f.capabilities.training = true;
   f.from_config = from_config;
   f.model_extensions = {".dp", ".yaml", ".yml"};
-  f.from_file = [](const std::string& path) -> std::unique_ptr<Potential> {
+  f.from_file = [](const std::string& path, const ModelOptions&) -> std::unique_ptr<Potential> {
     return std::make_unique<DeepPotential>(DeepPotential::from_file(path));
   };
   f.training_extensions = {".json"};

@@ -28,7 +28,7 @@ void register_pair_families(PotentialRegistry& registry) {
     return std::make_unique<Eam>(Eam::from_config(t, base_dir));
   };
   eam.model_extensions = {".eam", ".eam.alloy", ".setfl"};
-  eam.from_file = [](const std::string& path) -> std::unique_ptr<Potential> {
+  eam.from_file = [](const std::string& path, const ModelOptions&) -> std::unique_ptr<Potential> {
     const bool funcfl = path.size() >= 4 && path.compare(path.size() - 4, 4, ".eam") == 0;
     return std::make_unique<Eam>(funcfl ? Eam::from_funcfl({{"*", path}}) : Eam::from_setfl(path));
   };

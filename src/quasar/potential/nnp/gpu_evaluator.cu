@@ -1,0 +1,270 @@
+// The GPU evaluator of Behler-Parrinello potentials (gpu_evaluator.hpp): tables and networks per
+// precision, work buffers sized for the largest element, and the sequence of kernels and GEMMs.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <numeric>
+
+#include "quasar/device/array.hpp"
+#include "quasar/nn/device_nets.cuh"
+#include "quasar/potential/nnp/gpu_evaluator.hpp"
+#include "quasar/potential/nnp/nnp_kernels.cuh"
+
+namespace quasar::nnp {
+
+namespace {
+
+constexpr int kPost = 256;
+// Shared memory a functions block may use: its neighbours and a column of partial sums per thread
+// for as many functions as fit (more functions take several passes over the pairs).
+constexpr std::size_t kFunctionsShared = 64 * 1024;
+
+template <class T>
+T* grow(Array<T>& a, std::size_t n) {
+  if (a.size() < n) a.resize(n);
+  return a.data();
+}
+
+template <class Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+__global__ void element_keys_kernel(AtomsRef a, const int* element_of, int elements, int* keys, int* idx) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  keys[i] = a.id[i] < a.n_local ? element_of[a.type[i]] : elements;  // ghosts after every centre
+  idx[i] = i;
+}
+
+template <class S, class A>
+__global__ void output_gradient_kernel(long rows, const A* deriv, S* gp) {
+  const long r = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (r < rows) gp[r] = nn::to<S>(static_cast<double>(deriv[r]));
+}
+
+}  // namespace
+
+struct GpuEvaluator::Impl {
+  virtual ~Impl() = default;
+  virtual void compute(AtomsRef atoms, const NeighborRef& list, const int* element_of, const std::vector<int>& counts,
+                       double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed,
+                       bool outputs_hold_sums) = 0;
+};
+
+namespace {
+
+// T: the arithmetic of the symmetry functions; S, A: the networks' operands and arithmetic.
+template <class T, class S, class A>
+class Evaluator final : public GpuEvaluator::Impl {
+ public:
+  Evaluator(const Descriptor& descriptor, const PreparedModel& prepared) : prepared_(&prepared) {
+    const int ne = descriptor.element_count();
+    std::vector<T> z;
+    for (double v : descriptor.atomic_numbers()) z.push_back(static_cast<T>(v));
+    atomic_number_.assign(z);
+    for (int e = 0; e < ne; ++e) {
+      Element el;
+      std::vector<SfParams<T>> params;
+      std::vector<int> radial, angular;
+      double rc = 0;
+      const auto& fs = descriptor.functions(e);
+      for (std::size_t s = 0; s < fs.size(); ++s) {
+        params.push_back(fs[s].template cast<T>());
+        (sf_angular(fs[s].type) ? angular : radial).push_back(static_cast<int>(s));
+        rc = std::max(rc, fs[s].rc);
+      }
+      el.params.assign(params);
+      el.radial.assign(radial);
+      el.angular.assign(angular);
+      const PreparedElement& pe = prepared.elements[static_cast<std::size_t>(e)];
+      el.scale.assign(pe.scale);
+      el.shift.assign(pe.shift);
+      el.tables.count = static_cast<int>(fs.size());
+      el.tables.params = el.params.data();
+      el.tables.radial = el.radial.data();
+      el.tables.angular = el.angular.data();
+      el.tables.radial_count = static_cast<int>(radial.size());
+      el.tables.angular_count = static_cast<int>(angular.size());
+      el.tables.atomic_number = atomic_number_.data();
+      el.tables.cutoff = static_cast<T>(rc);
+      nets_.add(pe.net);
+      int outputs = 0;
+      for (const nn::Layer& L : pe.net.layers) {
+        width_ = std::max({width_, L.in, L.out});
+        outputs += L.out;
+      }
+      outputs_ = std::max(outputs_, outputs);
+      elements_.push_back(std::move(el));
+    }
+    nets_.upload();
+    nn::cublas_check(cublasCreate(&cublas_), "cublasCreate");
+    // No GEMM algorithm that sums with atomics: the same bits every run on one GPU model.
+    nn::cublas_check(cublasSetAtomicsMode(cublas_, CUBLAS_ATOMICS_NOT_ALLOWED), "cublasSetAtomicsMode");
+  }
+  ~Evaluator() override { cublasDestroy(cublas_); }
+
+  void compute(AtomsRef a, const NeighborRef& list, const int* element_of, const std::vector<int>& counts,
+               double* totals, double* atom_energy, double* atom_virial, device::FixedPointSums* fixed,
+               bool outputs_hold_sums) override {
+    const int n = a.n;
+    if (n == 0) return;
+    order_by_element(a, element_of);
+    if (!fixed) {
+      run(a, list, element_of, counts, totals, atom_energy, atom_virial, device::FloatSum{});
+      return;
+    }
+    // Deterministic: forces, per-atom virials and totals in fixed point, converted once; the sums
+    // live in arrays that start at zero (scratch arrays when the outputs hold other terms' sums).
+    AtomsRef s = a;
+    double* sv = atom_virial;
+    if (outputs_hold_sums) {
+      s.fx = grow(force_sums_, 3L * n);
+      s.fy = s.fx + n;
+      s.fz = s.fy + n;
+      QUASAR_CUDA_CHECK(cudaMemsetAsync(s.fx, 0, 3L * n * sizeof(double)));
+      if (atom_virial) {
+        sv = grow(virial_sums_, 9L * n);
+        QUASAR_CUDA_CHECK(cudaMemsetAsync(sv, 0, 9L * n * sizeof(double)));
+      }
+    }
+    run(s, list, element_of, counts, totals, atom_energy, sv, device::FixedSum{fixed->start()});
+    double* const into[3] = {a.fx, a.fy, a.fz};
+    double* const sums[3] = {s.fx, s.fy, s.fz};
+    for (int k = 0; k < 3; ++k)
+      fixed->finish(sums[k], n, device::fixed_scale::kForce, outputs_hold_sums ? into[k] : nullptr);
+    if (atom_virial)
+      fixed->finish(sv, 9L * n, device::fixed_scale::kAtomVirial, outputs_hold_sums ? atom_virial : nullptr);
+    fixed->finish(totals, 10, device::fixed_scale::kTotal);
+  }
+
+ private:
+  struct Element {
+    Array<SfParams<T>> params{Backend::Cuda};
+    Array<int> radial{Backend::Cuda}, angular{Backend::Cuda};
+    Array<double> scale{Backend::Cuda}, shift{Backend::Cuda};
+    ElementTables<T> tables;
+  };
+
+  void order_by_element(AtomsRef a, const int* element_of) {
+    const int n = a.n;
+    grow(order_, n);
+    grow(keys_, 2L * n);
+    grow(idx_, n);
+    const int ne = static_cast<int>(elements_.size());
+    element_keys_kernel<<<grid_for(n, kPost), kPost>>>(a, element_of, ne, keys_.data(), idx_.data());
+    QUASAR_LAUNCH_CHECK("nnp element_keys_kernel");
+    std::size_t temp = 0;
+    const int bits = 32 - __builtin_clz(static_cast<unsigned>(ne));
+    cub::DeviceRadixSort::SortPairs(nullptr, temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n, 0,
+                                    bits);
+    grow(temp_, temp);
+    cub::DeviceRadixSort::SortPairs(temp_.data(), temp, keys_.data(), keys_.data() + n, idx_.data(), order_.data(), n,
+                                    0, bits);
+  }
+
+  template <class Sum>
+  void run(AtomsRef a, const NeighborRef& list, const int* element_of, const std::vector<int>& counts, double* totals,
+           double* atom_energy, double* atom_virial, Sum add) {
+    const long rows_max = *std::max_element(counts.begin(), counts.end());
+    if (rows_max == 0) return;
+    for (auto* b : {&ys_[0], &ys_[1], &gp_[0], &gp_[1]}) grow(*b, rows_max * width_);
+    for (auto* b : {&za_, &ga_}) grow(*b, rows_max * width_);
+    grow(deriv_, rows_max * outputs_);
+    for (std::size_t e = 0, start = 0; e < elements_.size(); start += counts[e], ++e) {
+      const int count = counts[e];
+      if (count == 0) continue;
+      const int* order = order_.data() + start;
+      const Element& el = elements_[e];
+      const int nf = el.tables.count;
+      // 1. Symmetry functions into the network's input rows, in passes of as many functions as fit.
+      const std::size_t staged = staged_bytes<T>(list.capacity);
+      const int per_pass =
+          std::max<int>(1, static_cast<int>((kFunctionsShared - std::min(staged, kFunctionsShared / 2)) /
+                                            (kCentreBlock * sizeof(T))));
+      S* x = ys_[0].data();
+      for (int first = 0; first < nf; first += per_pass) {
+        ElementTables<T> part = el.tables;
+        part.count = std::min(per_pass, nf - first);
+        part.first = first;
+        const std::size_t shm = staged + static_cast<std::size_t>(part.count) * kCentreBlock * sizeof(T);
+        allow_shared(functions_kernel<T, S>, shm);
+        functions_kernel<T, S><<<count, kCentreBlock, shm>>>(a, list, element_of, order, part, el.scale.data(),
+                                                            el.shift.data(), x, nf);
+        QUASAR_LAUNCH_CHECK("nnp functions_kernel");
+      }
+      // 2. The network forward (keeping act'), the energies, and back to dE/dx.
+      const auto& net = nets_[e];
+      const int layers = static_cast<int>(net.layers.size());
+      std::vector<A*> deriv(layers);
+      for (int l = 0, off = 0; l < layers; off += net.layers[l].out, ++l) deriv[l] = deriv_.data() + count * off;
+      const S* in = x;
+      for (int l = 0; l < layers; ++l) {
+        const auto& L = net.layers[l];
+        A* z = za_.data();
+        nn::gemm<S, A>(cublas_, count, L.in, L.out, in, L.w, z, false);
+        S* out = ys_[(l + 1) % 2].data();
+        nn::dense_post_kernel<<<grid_for(static_cast<long>(count) * L.out, kPost), kPost>>>(count, L, z, in, out,
+                                                                                             deriv[l]);
+        QUASAR_LAUNCH_CHECK("nnp dense_post_kernel");
+        in = out;
+      }
+      const PreparedElement& pe = prepared_->elements[e];
+      energy_kernel<S><<<grid_for(count, kCentreBlock), kCentreBlock>>>(count, order, in, prepared_->energy_scale,
+                                                                        pe.energy_offset, atom_energy, totals, add);
+      QUASAR_LAUNCH_CHECK("nnp energy_kernel");
+      output_gradient_kernel<<<grid_for(count, kPost), kPost>>>(count, deriv[layers - 1], gp_[0].data());
+      QUASAR_LAUNCH_CHECK("nnp output_gradient_kernel");
+      int g = 0;
+      for (int l = layers - 1; l >= 0; --l) {
+        const auto& L = net.layers[l];
+        A* g_in = ga_.data();
+        nn::gemm<S, A>(cublas_, count, L.in, L.out, gp_[g].data(), L.w, g_in, true);
+        if (l > 0) {
+          nn::dense_back_kernel<<<grid_for(static_cast<long>(count) * L.in, kPost), kPost>>>(
+              count, L, g_in, static_cast<const A*>(nullptr), deriv[l - 1], g_in, gp_[1 - g].data());
+          QUASAR_LAUNCH_CHECK("nnp dense_back_kernel");
+          g = 1 - g;
+        }
+      }
+      // 3. Forces and virials from dE/dx (in ga_).
+      const std::size_t shm = staged + static_cast<std::size_t>(nf) * sizeof(T);
+      allow_shared(forces_kernel<T, A, Sum>, shm);
+      forces_kernel<T, A><<<count, kCentreBlock, shm>>>(a, list, element_of, order, el.tables, el.scale.data(),
+                                                       prepared_->energy_scale, ga_.data(), totals, atom_virial, add);
+      QUASAR_LAUNCH_CHECK("nnp forces_kernel");
+    }
+  }
+
+  const PreparedModel* prepared_;
+  std::vector<Element> elements_;
+  Array<T> atomic_number_{Backend::Cuda};
+  nn::DeviceNets<S, A> nets_;
+  int width_ = 1, outputs_ = 1;
+  cublasHandle_t cublas_ = nullptr;
+  Array<int> order_{Backend::Cuda}, keys_{Backend::Cuda}, idx_{Backend::Cuda};
+  Array<char> temp_{Backend::Cuda};
+  Array<S> ys_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
+  Array<S> gp_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
+  Array<A> za_{Backend::Cuda}, ga_{Backend::Cuda}, deriv_{Backend::Cuda};
+  Array<double> force_sums_{Backend::Cuda}, virial_sums_{Backend::Cuda};
+};
+
+}  // namespace
+
+GpuEvaluator::GpuEvaluator(const Descriptor& descriptor, const PreparedModel& prepared, Precision precision) {
+  switch (precision) {
+    case Precision::Double: impl_ = std::make_unique<Evaluator<double, double, double>>(descriptor, prepared); break;
+    case Precision::Mixed32: impl_ = std::make_unique<Evaluator<float, float, float>>(descriptor, prepared); break;
+    case Precision::Mixed16: throw Error("nnp: precision mixed16 is not offered (double, mixed32)");
+  }
+}
+GpuEvaluator::~GpuEvaluator() = default;
+void GpuEvaluator::compute(AtomsRef atoms, const NeighborRef& list, const int* element_of,
+                           const std::vector<int>& element_counts, double* totals, double* atom_energy,
+                           double* atom_virial, device::FixedPointSums* fixed, bool outputs_hold_sums) {
+  impl_->compute(atoms, list, element_of, element_counts, totals, atom_energy, atom_virial, fixed, outputs_hold_sums);
+}
+
+}  // namespace quasar::nnp

@@ -1,0 +1,81 @@
+// Behler-Parrinello potentials against n2p2's own predictions: every predict/ example of
+// ../shared/reference/n2p2 (expected.txt: n2p2's energy and force on every atom for input.data, in
+// the units of that file), on every backend.
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "quasar/core/units.hpp"
+#include "quasar/io/read.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/nnp/nnp_potential.hpp"
+#include "support.hpp"
+
+namespace quasar {
+namespace {
+
+struct Expected {
+  double energy = 0;
+  std::vector<Vec3> forces;
+};
+
+Expected read_expected(const std::string& path) {
+  std::ifstream in(path);
+  Expected e;
+  std::string line, key;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    if (!(s >> key) || key[0] == '#') continue;
+    if (key == "energy") s >> e.energy;
+    if (key == "force") {
+      Vec3 f{};
+      s >> f.x >> f.y >> f.z;
+      e.forces.push_back(f);
+    }
+  }
+  return e;
+}
+
+class NnpPredict : public testing::TestWithParam<Backend> {
+ protected:
+  // Energy and forces of the example in `folder`, its model and structure read in `units`
+  // (their own numbers: the results are compared in the files' units).
+  void check(const std::string& folder, units::FileUnits u, double energy_tol, double force_tol) {
+    const std::string dir = test::shared_path("reference/n2p2/predict/" + folder);
+    if (dir.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/n2p2 is not here");
+    nnp::NnpPotential pot = nnp::NnpPotential::from_files(dir, u);
+    Structure s = io::read_frames(dir + "/input.data").at(0);
+    const Expected want = read_expected(dir + "/expected.txt");
+    ASSERT_EQ(want.forces.size(), s.size());
+    for (Vec3& r : s.positions) r = r * u.length;
+    Mat3 h = s.box.h;
+    for (auto& row : h.r) row = row * u.length;
+    s.box.origin = s.box.origin * u.length;
+    s.box.set_matrix(h);
+    const Evaluation got = evaluate(pot, s, GetParam());
+    test::MaxError energy(folder + " energy, relative"), force(folder + " forces, relative to the largest");
+    energy.add(got.energy / u.energy / want.energy, 1.0);
+    double largest = 0;
+    for (const Vec3& f : want.forces) largest = std::max(largest, std::sqrt(dot(f, f)));
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const Vec3 f = got.forces[i] * (u.length / u.energy);
+      force.add(f.x / largest, want.forces[i].x / largest);
+      force.add(f.y / largest, want.forces[i].y / largest);
+      force.add(f.z / largest, want.forces[i].z / largest);
+    }
+    EXPECT_TRUE(energy.within(energy_tol));
+    EXPECT_TRUE(force.within(force_tol));
+  }
+};
+
+TEST_P(NnpPredict, Water) { check("H2O_RPBE-D3", {}, 1e-12, 1e-10); }
+// The same numbers with the files declared in bohr and hartree: everything converts to Å and eV and back.
+TEST_P(NnpPredict, WaterInBohrAndHartree) { check("H2O_RPBE-D3", {units::bohr, units::hartree}, 1e-12, 1e-10); }
+TEST_P(NnpPredict, Cu2sInItsNarrowMonoclinicCell) { check("Cu2S_PBE", {}, 1e-12, 1e-10); }
+TEST_P(NnpPredict, Anisole) { check("Anisole_SCAN", {}, 1e-12, 1e-10); }
+TEST_P(NnpPredict, DmabnWithoutABox) { check("DMABN_SCAN", {}, 1e-12, 1e-10); }
+
+QUASAR_INSTANTIATE_BACKENDS(NnpPredict);
+
+}  // namespace
+}  // namespace quasar
