@@ -3,7 +3,9 @@
 // fcc), "eam" (copper fcc), "water" (Deep Potential water: the first frame of DeePMD-kit's water
 // data, 64 liquid molecules, repeated cells^3 times: 4 -> 12,288 atoms; data folder in
 // $QUASAR_WATER_DATA, model in $QUASAR_DP_WATER), "copper" (Deep Potential fcc copper, cells^3
-// unit cells, model in $QUASAR_DP_COPPER).
+// unit cells, model in $QUASAR_DP_COPPER), "nnp" (n2p2's H2O_RPBE-D3 Behler-Parrinello water, in bohr
+// and hartree: its 1080-atom box repeated cells^3 times; the folder of input.nn and input.data in
+// $QUASAR_NNP_WATER).
 // usage: bench_md_bench [--device cpu|cuda] [--cells "20 40 80"] [--steps N] [--systems "lj eam"]
 //                       [--precision double|mixed32|mixed16] [--compress MIN_DIST] [--chunk ATOMS]
 //                       [--integrator nve|langevin|bussi] [--deterministic]   (fixed-point GPU sums:
@@ -20,8 +22,10 @@
 
 #include "quasar/device/backend.hpp"
 #include "quasar/core/error.hpp"
+#include "quasar/core/units.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/lattice.hpp"
+#include "quasar/io/read.hpp"
 #include "quasar/md/simulation.hpp"
 #if QUASAR_WITH_DP
 #include "quasar/potential/dp/deep_potential.hpp"
@@ -39,6 +43,18 @@ Structure water(int c) {
   const char* dir = std::getenv("QUASAR_WATER_DATA");
   if (!dir) throw Error("water: set QUASAR_WATER_DATA to a deepmd/npy water system (water-data/data_0)");
   return replicate(io::read_deepmd_frame(dir, 0, 0), {c, c, c});
+}
+
+// n2p2's water box (bohr) in Å, repeated c^3 times.
+Structure nnp_water(int c) {
+  const char* dir = std::getenv("QUASAR_NNP_WATER");
+  if (!dir) throw Error("nnp: set QUASAR_NNP_WATER to n2p2's H2O_RPBE-D3 folder (predict/)");
+  Structure s = io::read_frames(std::string(dir) + "/input.data").at(0);
+  for (Vec3& r : s.positions) r = r * units::bohr;
+  Mat3 h = s.box.h;
+  for (auto& row : h.r) row = row * units::bohr;
+  s.box.set_matrix(h);
+  return replicate(s, {c, c, c});
 }
 
 #if QUASAR_WITH_DP
@@ -109,10 +125,15 @@ int main(int argc, char** argv) {
       const double sigma = 3.405;
       Structure s = sys == "lj"    ? io::make_lattice("fcc", "Ar", std::cbrt(4 / 0.8442) * sigma, {c, c, c})
                     : sys == "water" ? water(c)
+                    : sys == "nnp"   ? nnp_water(c)
                                      : io::make_lattice("fcc", "Cu", 3.615, {c, c, c});
       const bool deepmd = sys == "water" || sys == "copper";
+      const bool nnp = sys == "nnp";
       std::unique_ptr<Potential> pot;
-      if (deepmd) {
+      if (nnp) {
+        pot = load_model(std::getenv("QUASAR_NNP_WATER"), {{"units", "bohr,Ha"}});
+        set_model_precision(*pot, precision);
+      } else if (deepmd) {
         const char* model = std::getenv(sys == "water" ? "QUASAR_DP_WATER" : "QUASAR_DP_COPPER");
         if (!model) {
           std::printf("%s: set QUASAR_DP_WATER / QUASAR_DP_COPPER to the model (.yaml or .dp)\n", sys.c_str());
@@ -133,12 +154,12 @@ int main(int argc, char** argv) {
         pot = std::make_unique<Eam>(Eam::from_funcfl({{"*", eam_path}}));
       const long n = static_cast<long>(s.size());
       // Enough steps for a stable number: about 2e8 atom-steps on the GPU, 2e6 on the CPU.
-      const long budget = deepmd ? (backend == Backend::Cuda ? 2000000L : 2000L)
+      const long budget = deepmd || nnp ? (backend == Backend::Cuda ? 2000000L : 2000L)
                                          : (backend == Backend::Cuda ? 200000000L : 2000000L);
       const long nsteps = steps > 0 ? steps : std::max(20L, budget / n);
       md::MdSettings st;
       st.integrator.kind = integrator;
-      st.integrator.dt = sys == "water" ? 0.0005 : 0.002;
+      st.integrator.dt = sys == "water" || nnp ? 0.0005 : 0.002;
       st.integrator.temperature = 300;
       st.integrator.seed = 4928459;
       st.output.progress = false;

@@ -151,7 +151,7 @@ TEST_F(Data, N2p2TrainingSets) {
   EXPECT_DOUBLE_EQ(c[0].forces[0].y, 0.152265);
   EXPECT_FALSE(c[0].virial.has_value());
   // Water is in bohr and hartree.
-  const auto w = io::read_n2p2_data(water, io::parse_n2p2_units("bohr,hartree"));
+  const auto w = io::read_n2p2_data(water, units::parse_file_units("bohr,hartree"));
   ASSERT_EQ(w.size(), 20u);
   EXPECT_EQ(w[0].size(), 192u);
   EXPECT_DOUBLE_EQ(w[0].box.h(0, 0), 24.623508 * units::bohr);
@@ -199,8 +199,8 @@ TEST_F(Data, N2p2WithoutCellAndMalformed) {
       EXPECT_NE(std::string(e.what()).find(bad[k].second), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(io::parse_n2p2_units("nm,ev"), Error);
-  EXPECT_THROW(io::parse_n2p2_units("bohr"), Error);
+  EXPECT_THROW(units::parse_file_units("nm,ev"), Error);
+  EXPECT_THROW(units::parse_file_units("bohr"), Error);
 }
 
 TEST_F(Data, TestCommandReportsTheErrors) {

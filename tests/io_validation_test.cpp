@@ -13,6 +13,7 @@
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/lammps_data.hpp"
 #include "quasar/io/lammps_dump.hpp"
+#include "quasar/core/units.hpp"
 #include "quasar/io/n2p2_data.hpp"
 #include "quasar/io/read.hpp"
 #include "support.hpp"
@@ -151,7 +152,7 @@ TEST_F(Validation, LammpsDump) {
 }
 
 TEST_F(Validation, N2p2Data) {
-  expect_errors([](const std::string& p) { io::read_n2p2_data(p, io::parse_n2p2_units("bohr,hartree")); }, ".data", {
+  expect_errors([](const std::string& p) { io::read_n2p2_data(p, units::parse_file_units("bohr,hartree")); }, ".data", {
       {"begin\natom 0 0 nan O 0 0 0 0 0\nenergy 1\nend\n", "2: expected a finite number for z, found 'nan'"},
       {"begin\natom 0 0 0 O 0 0 0 0 0 7\nenergy 1\nend\n", "2: 'atom' needs 9 values, found 10"},
       {"begin\natom 0 0 0 O 0 0 0 0 0\nenergy inf\nend\n", "3: expected a finite number for energy"},

@@ -68,12 +68,14 @@ class NnpPredict : public testing::TestWithParam<Backend> {
   }
 };
 
-TEST_P(NnpPredict, Water) { check("H2O_RPBE-D3", {}, 1e-12, 1e-10); }
+// Measured on the CPU (H100): energies 0 to 4.4e-16 relative on both; forces, relative to the
+// largest force, water 6.7e-14 (6.5e-14), Cu2S 2e-13 (1.7e-13), anisole 7.4e-14, DMABN 2.1e-14.
+TEST_P(NnpPredict, Water) { check("H2O_RPBE-D3", {}, 1e-14, 5e-12); }
 // The same numbers with the files declared in bohr and hartree: everything converts to Å and eV and back.
-TEST_P(NnpPredict, WaterInBohrAndHartree) { check("H2O_RPBE-D3", {units::bohr, units::hartree}, 1e-12, 1e-10); }
-TEST_P(NnpPredict, Cu2sInItsNarrowMonoclinicCell) { check("Cu2S_PBE", {}, 1e-12, 1e-10); }
-TEST_P(NnpPredict, Anisole) { check("Anisole_SCAN", {}, 1e-12, 1e-10); }
-TEST_P(NnpPredict, DmabnWithoutABox) { check("DMABN_SCAN", {}, 1e-12, 1e-10); }
+TEST_P(NnpPredict, WaterInBohrAndHartree) { check("H2O_RPBE-D3", {units::bohr, units::hartree}, 1e-14, 5e-12); }
+TEST_P(NnpPredict, Cu2sInItsNarrowMonoclinicCell) { check("Cu2S_PBE", {}, 1e-14, 1e-11); }
+TEST_P(NnpPredict, Anisole) { check("Anisole_SCAN", {}, 1e-14, 5e-12); }
+TEST_P(NnpPredict, DmabnWithoutABox) { check("DMABN_SCAN", {}, 1e-14, 2e-12); }
 
 QUASAR_INSTANTIATE_BACKENDS(NnpPredict);
 

@@ -21,6 +21,7 @@ namespace quasar::test {
 // The CMake option that builds a potential family's module.
 inline std::string family_option(const std::string& family) {
   if (family == "deepmd") return "QUASAR_WITH_DP";
+  if (family == "nnp") return "QUASAR_WITH_NNP";
   if (family == "lj" || family == "eam") return "QUASAR_WITH_PAIR";
   return "QUASAR_WITH_BONDED";
 }

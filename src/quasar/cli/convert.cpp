@@ -17,8 +17,8 @@ Writes the labelled frames of every INPUT (Quantum ESPRESSO pw.x scf outputs wit
 stress; deepmd/npy systems or folders of them; n2p2 input.data; extended XYZ) to one extended XYZ
 file with energy (eV), forces (eV/Å) and virial (eV), which `quasar train` and `quasar test` read.
 
-  --units L,E   the units of n2p2 input.data files, which do not say: angstrom or bohr, ev or
-                hartree (default angstrom,ev; n2p2's water example is bohr,hartree)
+  --units L,E   the units of n2p2 input.data files, which do not say: angstrom or bohr, eV or
+                Ha (default angstrom,eV; n2p2's water example is bohr,Ha)
 )";
 }  // namespace
 
@@ -30,7 +30,7 @@ int convert_command(const std::vector<std::string>& argv) {
   }
   const std::string out = a.get("--output");
   if (out.empty() || a.positional.empty()) throw UsageError("convert needs --output and at least one input");
-  const io::N2p2Units units = io::parse_n2p2_units(a.get("--units", "angstrom,ev"));
+  const units::FileUnits units = units::parse_file_units(a.get("--units", "angstrom,eV"));
   std::vector<Structure> frames;
   for (const auto& p : a.positional) {
     if (io::is_pw_output(p)) frames.push_back(io::read_pw_output(p));

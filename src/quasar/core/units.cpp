@@ -1,18 +1,31 @@
 #include "quasar/core/units.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "quasar/core/error.hpp"
 
 namespace quasar::units {
 
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+}  // namespace
+
+// Names in any case: angstrom, bohr; eV (ev), Ha (hartree).
 double length_unit(const std::string& name) {
-  if (name == "angstrom") return 1.0;
-  if (name == "bohr") return bohr;
+  const std::string n = lower(name);
+  if (n == "angstrom") return 1.0;
+  if (n == "bohr") return bohr;
   throw Error("unknown length unit '" + name + "' (angstrom, bohr)");
 }
 
 double energy_unit(const std::string& name) {
-  if (name == "eV") return 1.0;
-  if (name == "Ha") return hartree;
+  const std::string n = lower(name);
+  if (n == "ev") return 1.0;
+  if (n == "ha" || n == "hartree") return hartree;
   throw Error("unknown energy unit '" + name + "' (eV, Ha)");
 }
 

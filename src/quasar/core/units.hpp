@@ -18,8 +18,8 @@ inline constexpr double kcal_mol = 0.0433641043;        // eV
 struct FileUnits {
   double length = 1.0, energy = 1.0;
 };
-double length_unit(const std::string& name);  // "angstrom" or "bohr", in Å; an Error naming the valid ones
-double energy_unit(const std::string& name);  // "eV" or "Ha", in eV
+double length_unit(const std::string& name);  // "angstrom" or "bohr" (any case), in Å; an Error naming them
+double energy_unit(const std::string& name);  // "eV" or "Ha" (or "hartree"; any case), in eV
 FileUnits parse_file_units(const std::string& text);  // "LENGTH,ENERGY", e.g. "bohr,Ha"
 
 }  // namespace quasar::units

@@ -8,27 +8,13 @@
 
 namespace quasar::io {
 
-N2p2Units parse_n2p2_units(const std::string& spec) {
-  std::string s = spec;
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  const auto comma = s.find(',');
-  const std::string length = s.substr(0, comma), energy = comma == std::string::npos ? "" : s.substr(comma + 1);
-  N2p2Units u;
-  if (length == "bohr") u.length = units::bohr;
-  else if (length != "angstrom")
-    throw Error("units '" + spec + "': the length unit must be angstrom or bohr (as in bohr,hartree)");
-  if (energy == "hartree") u.energy = units::hartree;
-  else if (energy != "ev") throw Error("units '" + spec + "': the energy unit must be ev or hartree (as in bohr,hartree)");
-  return u;
-}
-
 bool is_n2p2_data(const std::string& path) {
   std::ifstream in(path);
   std::string word;
   return static_cast<bool>(in >> word) && word == "begin";
 }
 
-std::vector<Structure> read_n2p2_data(const std::string& path, const N2p2Units& units) {
+std::vector<Structure> read_n2p2_data(const std::string& path, const units::FileUnits& units) {
   LineReader in(path);
   std::vector<Structure> out;
   std::string line;

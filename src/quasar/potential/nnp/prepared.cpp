@@ -42,17 +42,17 @@ void scaling_of(const Model& m, const Scaling& s, double& a, double& b) {
 nn::Network network_of(const Model& m, const ElementModel& e) {
   nn::Network net;
   std::vector<int> widths{static_cast<int>(e.functions.size())};
-  widths.insert(widths.end(), m.hidden.begin(), m.hidden.end());
+  widths.insert(widths.end(), e.hidden.begin(), e.hidden.end());
   widths.push_back(1);
-  if (m.activations.size() != widths.size() - 1)
+  if (e.activations.size() != widths.size() - 1)
     throw Error("nnp: element " + e.symbol + ": " + std::to_string(widths.size() - 1) + " layers but " +
-                std::to_string(m.activations.size()) + " activation letters");
+                std::to_string(e.activations.size()) + " activation letters");
   std::size_t at = 0;
   for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
     nn::Layer L;
     L.in = widths[l];
     L.out = widths[l + 1];
-    L.act = activation_of_letter(m.activations[l]);
+    L.act = activation_of_letter(e.activations[l]);
     const double norm = m.normalize_nodes ? 1.0 / L.in : 1.0;
     const std::size_t nw = static_cast<std::size_t>(L.in) * L.out;
     if (at + nw + L.out > e.weights.size())
