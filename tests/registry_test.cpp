@@ -45,13 +45,17 @@ std::string built_in_types() {
   add(QUASAR_WITH_PAIR, "lj, eam");
   add(QUASAR_WITH_BONDED, "bond/harmonic, angle/harmonic");
   add(QUASAR_WITH_DP, "deepmd");
+  add(QUASAR_WITH_NNP, "nnp");
   return types;
 }
 
 TEST(Registry, BuiltInFamiliesAndTheirCapabilities) {
   const PotentialRegistry& r = potential_registry();
   EXPECT_EQ(r.type_names(), built_in_types());
-  EXPECT_EQ(r.families_with(Precision::Mixed32), QUASAR_WITH_DP ? std::vector<std::string>{"deepmd"} : std::vector<std::string>{});
+  std::vector<std::string> mixed32;
+  if (QUASAR_WITH_DP) mixed32.push_back("deepmd");
+  if (QUASAR_WITH_NNP) mixed32.push_back("nnp");
+  EXPECT_EQ(r.families_with(Precision::Mixed32), mixed32);
   EXPECT_EQ(r.find("morse"), nullptr);
   if (!QUASAR_WITH_PAIR || !QUASAR_WITH_BONDED || !QUASAR_WITH_DP) GTEST_SKIP() << "this build leaves out families";
   for (const PotentialFamily& f : r.families()) {
@@ -169,9 +173,10 @@ TEST(Registry, UnknownTypesAndFormatsListWhatIsRegistered) {
     load_model((dir / "model.bin").string());
     FAIL() << "no error";
   } catch (const InputError& e) {
-    const std::string formats = QUASAR_WITH_PAIR && QUASAR_WITH_DP
-                                    ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd)"
-                                    : potential_registry().model_formats();
+    const std::string formats =
+        QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP
+            ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp)"
+            : potential_registry().model_formats();
     EXPECT_NE(std::string(e.what()).find("unknown model format (expected " + formats + ", or a .toml file with [potential])"),
               std::string::npos)
         << e.what();
@@ -206,8 +211,8 @@ TEST(Registry, AFamilyAddedLaterIsUsedThroughTheRegistry) {
     set_model_precision(ff.potential(1), "mixed32");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), QUASAR_WITH_DP ? "precision mixed32 applies to deepmd, probe-family models only"
-                                                    : "precision mixed32 applies to probe-family models only");
+    const std::string built = std::string(QUASAR_WITH_DP ? "deepmd, " : "") + (QUASAR_WITH_NNP ? "nnp, " : "");
+    EXPECT_EQ(std::string(e.what()), "precision mixed32 applies to " + built + "probe-family models only");
   }
   const std::filesystem::path dir = test::scratch_dir("registry_added");
   std::ofstream(dir / "probe.model") << "\n";

@@ -269,16 +269,17 @@ run 0
     ({"style": "/nonexistent.dp"}, "pair_style {name}: /nonexistent.dp: model file not found"),
     ({"style": "{bad}"}, "bad.dp: not an HDF5 file"),
     ({"style": "{dir}/model.bin"}, "model.bin: unknown model format (expected .eam, .eam.alloy, .setfl (eam); "
-                                   ".dp, .yaml, .yml (deepmd), or a .toml file with [potential])"),
+                                   ".dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp), "
+                                   "or a .toml file with [potential])"),
     ({"style": "{dir}/morse.toml"}, "morse.toml:2: 'potential.type': unknown potential type \"morse\"; "
-                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd"),
+                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp"),
     ({"style": "{dir}/bonds.toml"}, "bonds.toml: the term 'bond' (bond/harmonic) does not support ghost atoms, which a "
-                                    "domain-decomposed code needs (families that do: lj, eam, deepmd)"),
+                                    "domain-decomposed code needs (families that do: lj, eam, deepmd, nnp)"),
     ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour"),
     ({"style": "{model} device"}, "Illegal pair_style {name} command"),
     ({"style": "{model} device tpu"}, "unknown device 'tpu' (valid: auto, cpu, cuda)"),
     ({"style": "{model} precision half"}, "unknown precision 'half' (valid: double, mixed32, mixed16)"),
-    ({"style": "{dir}/lj.toml precision mixed32"}, "precision mixed32 applies to deepmd models only"),
+    ({"style": "{dir}/lj.toml precision mixed32"}, "precision mixed32 applies to deepmd, nnp models only"),
     ({"names": "Xx"}, "atom type 'Xx' is not in the model's type_map"),
     ({"names": "Si Si"}, "one model type name for each of the 1 atom types"),
     ({"units": "real"}, "Pair style {name} requires metal units"),
