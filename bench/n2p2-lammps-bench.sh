@@ -6,10 +6,12 @@
 # 69,120 atoms). Before timing, one step-0 evaluation of the 1,080-atom box on the largest rank count is
 # compared with n2p2's own prediction (expected.txt); a deviation over 1e-8 Ha or 1e-8 Ha/bohr stops the run.
 # Each timed run: 2 steps to warm up (after the set-up evaluation), then as many steps as fit in
-# QUASAR_N2P2_SECONDS (LAMMPS's `timer timeout`); its loop time gives atom-steps/s. LAMMPS's "% CPU use" of that
-# loop gives the rate per busy core (atom-steps per CPU-second and rank), the figure that holds where other work
-# shares the cores (the load average before each run is printed too). Memory: the largest resident set of rank 0
-# (n2p2's symmetry-function derivatives included) and LAMMPS's own per-rank estimate (which leaves n2p2 out).
+# QUASAR_N2P2_SECONDS (LAMMPS's `timer timeout`; `pre no` keeps the set-up's force evaluation out of that time);
+# its loop time gives atom-steps/s. LAMMPS's "% CPU use" of that loop gives the rate per busy core (atom-steps
+# per CPU-second and rank), the figure that holds where other work shares the cores (the load average before each
+# run is printed too). Memory: the largest resident set of rank 0 (n2p2's symmetry-function derivatives
+# included; about 57 kB per atom) and LAMMPS's own per-rank estimate (which leaves n2p2 out). Larger boxes:
+# QUASAR_N2P2_CELLS="1 2 4 8" (553k atoms, about 32 GB in all).
 #
 # usage: bench/n2p2-lammps-bench.sh [ranks...]        (default: 1 and every core, `nproc`)
 # env:   QUASAR_N2P2_LMP     LAMMPS built with ML-HDNNP against n2p2 (required)
@@ -122,7 +124,7 @@ thermo 100
 thermo_style custom step temp pe ke etotal
 run 2
 timer timeout $seconds every 1
-run 100000000
+run 100000000 pre no
 info memory out log
 EOF
     } > "$out/in.$tag"
