@@ -19,13 +19,15 @@
 #                            and expected.txt (default ../shared/reference/n2p2/predict/H2O_RPBE-D3, else
 #                            .peers/H2O_RPBE-D3)
 #        QUASAR_N2P2_CELLS   replications per axis (default "1 2 4"); QUASAR_N2P2_SECONDS (default 20)
-#        MPIRUN              (default mpirun); OUT: logs and inputs (default /tmp/n2p2-lammps-bench)
+#        MPIRUN (default mpirun), MPIRUN_FLAGS (default --bind-to core)
+#        OUT                 logs and inputs (default /tmp/n2p2-lammps-bench)
 # On the GPU machine (carry .peers: n2p2-lammps.tar.xz holds the binary and the library the machine lacks,
 # H2O_RPBE-D3/ the potential and structure):
 #   tar xJf .peers/n2p2-lammps.tar.xz -C /tmp && QUASAR_N2P2_LMP=/tmp/n2p2-lammps/bin/lmp bash bench/n2p2-lammps-bench.sh 1 16
 # Prints one line per run, then a summary (tab-separated, also in $OUT/summary.tsv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # nproc heeds OMP_NUM_THREADS
 lmp=${QUASAR_N2P2_LMP:-}
 if [ -z "$lmp" ] || [ ! -x "$lmp" ]; then
   echo "n2p2-lammps-bench: set QUASAR_N2P2_LMP to a LAMMPS binary built with the ML-HDNNP package against n2p2" >&2
@@ -45,8 +47,9 @@ mpirun=${MPIRUN:-mpirun}
 out=${OUT:-/tmp/n2p2-lammps-bench}
 mkdir -p "$out"
 ranks=("$@")
-[ ${#ranks[@]} -gt 0 ] || { ranks=(1); [ "$(nproc)" -gt 1 ] && ranks+=("$(nproc)"); }
+[ ${#ranks[@]} -gt 0 ] || { ranks=(1); [ "$cores" -gt 1 ] && ranks+=("$cores"); }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $cores cores usable; ranks ${ranks[*]}"
 # The potential's units from LAMMPS's metal units: n2p2 length = cflength x Å, energy = cfenergy x eV.
 cflength=1.8897261328 cfenergy=0.0367493254
 
@@ -79,7 +82,7 @@ neigh_modify every 1 delay 0 check yes
 EOF
 }
 run_lmp() {  # ranks, input, log
-  "$mpirun" -np "$1" --bind-to core $([ "$1" -gt "$(nproc)" ] && echo --oversubscribe) \
+  "$mpirun" -np "$1" ${MPIRUN_FLAGS:---bind-to core} $([ "$1" -gt "$cores" ] && echo --oversubscribe) \
     "$lmp" -in "$2" -log "$3" -screen none > "$3.stdout" 2>&1 ||
     { echo "n2p2-lammps-bench: LAMMPS failed ($3)" >&2; tail -20 "$3" "$3.stdout" >&2; exit 1; }
 }

@@ -10,11 +10,13 @@
 # usage: bench/nnp-train-ref.sh [epochs]        (default: input.nn's `epochs`)
 # env:   QUASAR_NNP_TRAIN    n2p2's nnp-train (required)
 #        QUASAR_NNP_SCALING  n2p2's nnp-scaling (optional; needed when scaling.data must be remade)
-#        QUASAR_NNP_RANKS    rank counts (default "1 2"); MPIRUN (default mpirun)
+#        QUASAR_NNP_RANKS    rank counts (default "1 2")
+#        MPIRUN (default mpirun), MPIRUN_FLAGS (default --bind-to core)
 #        QUASAR_NNP_DATA     the training folder (default ../shared/reference/n2p2/train/H2O_RPBE-D3)
 #        OUT                 where the runs' folders stay (default: a new mktemp -d)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # nproc heeds OMP_NUM_THREADS
 train=${QUASAR_NNP_TRAIN:-}
 if [ -z "$train" ] || [ ! -x "$train" ]; then
   echo "nnp-train-ref: set QUASAR_NNP_TRAIN to n2p2's nnp-train (and QUASAR_NNP_SCALING to its nnp-scaling);" >&2
@@ -33,7 +35,11 @@ mpirun=${MPIRUN:-mpirun}
 out=${OUT:-$(mktemp -d /tmp/nnp-train-ref.XXXXXX)}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-mpi() { local n=$1; shift; "$mpirun" -np "$n" --bind-to core $([ "$n" -gt "$(nproc)" ] && echo --oversubscribe) "$@"; }
+echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $cores cores usable; load $(cut -d' ' -f1-3 /proc/loadavg)"
+mpi() {  # ranks, command...
+  local n=$1; shift
+  "$mpirun" -np "$n" ${MPIRUN_FLAGS:---bind-to core} $([ "$n" -gt "$cores" ] && echo --oversubscribe) "$@"
+}
 
 # scaling.data: shipped, or remade by nnp-scaling (500 histogram bins, as n2p2's examples).
 remake=${QUASAR_NNP_RESCALE:-0}
