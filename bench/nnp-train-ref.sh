@@ -92,7 +92,9 @@ awk '$1 == "ENERGY" { e1[$2] = $3; e2[$2] = $4 } $1 == "FORCES" { f1[$2] = $3; f
   "$data/reference-nnp-train.log" > "$out/reference.txt"
 ref_epoch=$(awk '$1 > 0 { s += $6; n++ } END { printf "%.1f", s / n }' "$out/reference.txt")
 ref_updates=$(awk '$1 > 0 { s += $7; n++ } END { printf "%.0f", s / n }' "$out/reference.txt")
-echo "reference-nnp-train.log: $ref_epoch s/epoch, $ref_updates updates/epoch (7,241 structures, 16 ranks)"
+ref_ranks=$(awk '/^Number of processors:/ { print $4; exit }' "$data/reference-nnp-train.log")
+ref_structures=$(awk '/^Total number of structures:/ { print $5; exit }' "$data/reference-nnp-train.log")
+echo "reference-nnp-train.log: $ref_epoch s/epoch, $ref_updates updates/epoch ($ref_structures structures, $ref_ranks ranks)"
 
 # Side by side: RMSE of energies per atom (Ha/atom) and forces (Ha/bohr), train and test, per epoch.
 echo
@@ -118,8 +120,9 @@ echo "(Ha/atom and Ha/bohr; x 27211.386 meV/atom, x 51.42208 eV/Å)"
       { last = $0 } END { split(last, v, " "); printf "nnp-train\t%d\t%d\t%.3f\t%.0f\t%s\t%s\t%s\t%s\n", r, ep, s / n, u / n, v[2], v[3], v[4], v[5] }' \
       "$out/ranks-$r/timing.txt" "$out/ranks-$r/curve.txt"
   done
-  awk '$1 > 0 { s += $6; u += $7; n++ } { last = $0 } END { split(last, v, " ");
-    printf "reference\t16\t%d\t%.1f\t%.0f\t%s\t%s\t%s\t%s\n", n, s / n, u / n, v[2], v[3], v[4], v[5] }' "$out/reference.txt"
+  awk -v r="$ref_ranks" '$1 > 0 { s += $6; u += $7; n++ } { last = $0 } END { split(last, v, " ");
+    printf "reference\t%d\t%d\t%.1f\t%.0f\t%s\t%s\t%s\t%s\n", r, n, s / n, u / n, v[2], v[3], v[4], v[5] }' \
+    "$out/reference.txt"
 } > "$out/summary.tsv"
 echo
 echo "summary ($out/summary.tsv):"
