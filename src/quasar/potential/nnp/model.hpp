@@ -2,8 +2,10 @@
 // A high-dimensional neural-network potential of Behler and Parrinello as n2p2 describes it (input.nn,
 // scaling.data, weights.ZZZ.data): plain data, in the units of the model's files. `model_io.hpp` reads
 // and writes it; the evaluators convert lengths and energies to the engine's units when they bind.
+#include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace quasar::nnp {
@@ -27,9 +29,24 @@ struct SymmetryFunction {
   double eta = 0, rs = 0, rc = 0, lambda = 0, zeta = 0;  // exponential types (2, 3, 9, 12, 13)
   double rlow = 0, left = 0, right = 0;                  // compact types: radial window [rlow, rc], angles
   WindowCore core = WindowCore::P2;  // compact types: the subtype
-  bool core_alt = false;             // compact types: the subtype's suffix "a"
+  bool core_alt = false;             // compact types: the subtype's suffix "a" (polynomial cores only)
   int line = 0;                      // the line of input.nn that defined it (for messages)
 };
+
+// Whether `type` is one of the compact window types (20-25), which have a subtype and no cutoff function.
+bool is_compact_type(int type);
+// The subtype of a compact function as input.nn writes it: "p1".."p4", "p1a".."p4a" or "e".
+std::string compact_subtype(WindowCore core, bool alt);
+
+// n2p2's order of the symmetry functions of one centre element (its SymFnc comparison operators): type
+// first, then per type, on the parameters as n2p2 holds them after normalisation (lengths times
+// conv_length, eta divided by conv_length squared; pass 1 for a model without normalisation):
+//   2: rc, eta, rs, e1              3, 9: rc, eta, rs, zeta, lambda, e1, e2
+//   12: rc, eta, rs                 13: rc, eta, rs, zeta, lambda
+//   20: subtype (as text), e1, rc, rlow        21, 22: subtype, e1, e2, rc, rlow, left, right
+//   23: subtype, rc, rlow                      24, 25: subtype, rc, rlow, left, right
+// Element indices compare as numbers (the atomic-number order). Functions equal in every key compare equal.
+bool n2p2_before(const SymmetryFunction& a, const SymmetryFunction& b, double conv_length);
 
 // One row of scaling.data: the statistics of a symmetry function over the training set.
 struct Scaling {
@@ -43,8 +60,17 @@ struct ElementModel {
   int atomic_number = 0;
   double atom_energy = 0;                    // atom_energy offset (model units), 0 when not given
   std::vector<SymmetryFunction> functions;   // in n2p2's sorted order: the network's input order
-  std::vector<Scaling> scaling;              // one per function, same order
-  std::vector<double> weights;               // as weights.ZZZ.data, in file order
+  std::vector<Scaling> scaling;              // one per function, same order (empty: not read)
+  // Network shape (n2p2 allows it per element): hidden layer widths, then one activation letter per
+  // layer (hidden layers and the output layer), as global_activation_short writes them.
+  std::vector<int> hidden;
+  std::string activations;
+  std::vector<double> weights;               // as weights.ZZZ.data, in file order (empty: not read)
+
+  // Neurons per layer: the inputs (one per symmetry function), the hidden layers, the one output.
+  std::vector<std::size_t> layer_sizes() const;
+  // Weights and biases of the network: for each layer, inputs x outputs + outputs.
+  std::size_t parameter_count() const;
 };
 
 struct Model {
@@ -53,10 +79,6 @@ struct Model {
   double cutoff_alpha = 0;                   // inner cutoff as a fraction of each function's rc
   ScalingMode scaling = ScalingMode::None;
   double scale_min = 0, scale_max = 1;       // scale_min_short, scale_max_short
-  // Network shape, the same for every element: hidden layer widths, then one activation letter per
-  // layer (hidden layers and the output layer).
-  std::vector<int> hidden;
-  std::string activations;
   bool normalize_nodes = false;
   // Normalisation (all three or none): E* = (E - N mean_energy) conv_energy, lengths times conv_length.
   bool normalized = false;
@@ -64,8 +86,19 @@ struct Model {
   // The units of the files, which n2p2 does not record: the length unit in Å, the energy unit in eV.
   double length_unit = 1, energy_unit = 1;
   double max_cutoff() const;                 // the largest rc of any function (model units)
-  // Keywords n2p2 reads for training, with their values and lines, kept for `quasar train`.
+  // Keywords n2p2 reads for training (and conv_charge, which a 2G potential does not use), under
+  // n2p2's main name (short_energy_fraction is kept as energy_fraction), with the value text (words
+  // joined by single spaces, "" for a flag) and the line of input.nn, kept for `quasar train`.
   std::map<std::string, std::pair<std::string, int>> training_keywords;
 };
+
+// Sorts each element's functions into n2p2's order (n2p2_before; stable for functions that compare
+// equal), their scaling rows with them.
+void sort_symmetry_functions(Model& model);
+
+// The first difference between two models, "" when they are identical: every number bit for bit (so
+// 0 and -0 differ), every function in the same order. The lines of input.nn (SymmetryFunction::line
+// and those of training_keywords) record where a model came from and are not compared.
+std::string model_difference(const Model& a, const Model& b);
 
 }  // namespace quasar::nnp
