@@ -1,5 +1,5 @@
-// input.nn: n2p2's settings of a potential, read into a Model (as n2p2's Settings, Mode and SymFnc
-// classes read them, with every number checked) and written back.
+// input.nn: n2p2's settings of a potential, read into a Model as n2p2's Settings, Mode and SymFnc
+// classes read them, with every number checked (input_nn_write.cpp writes it).
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -52,7 +52,6 @@ class Settings {
     }
   }
 
-  const std::string& file() const { return file_; }
   [[noreturn]] void fail(long line, const std::string& msg) const { throw InputError(file_, line, msg); }
   [[noreturn]] void fail(const Entry& e, const std::string& msg) const { fail(e.line, "'" + e.word + "': " + msg); }
 
@@ -87,9 +86,12 @@ class Settings {
   }
   long integer(const Entry& e, std::size_t k, const std::string& what, long lo, long hi) const {
     const std::string& w = e.args[k];
+    // atoi, which n2p2 uses, takes a leading '+'; from_chars does not.
+    const std::size_t skip = w.size() > 1 && w[0] == '+' ? 1 : 0;
     long v = 0;
-    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
-    if (ec != std::errc() || end != w.data() + w.size()) fail(e, "expected an integer for " + what + ", found '" + w + "'");
+    const auto [end, ec] = std::from_chars(w.data() + skip, w.data() + w.size(), v);
+    if (ec != std::errc() || end != w.data() + w.size() || (skip && w[1] == '-'))
+      fail(e, "expected an integer for " + what + ", found '" + w + "'");
     if (v < lo || v > hi)
       fail(e, "expected " + what + " between " + std::to_string(lo) + " and " + std::to_string(hi) + ", found " + w);
     return v;
