@@ -25,7 +25,7 @@
 #include "quasar/core/units.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/lattice.hpp"
-#include "quasar/io/read.hpp"
+#include "quasar/io/n2p2_data.hpp"
 #include "quasar/md/simulation.hpp"
 #if QUASAR_WITH_DP
 #include "quasar/potential/dp/deep_potential.hpp"
@@ -49,12 +49,7 @@ Structure water(int c) {
 Structure nnp_water(int c) {
   const char* dir = std::getenv("QUASAR_NNP_WATER");
   if (!dir) throw Error("nnp: set QUASAR_NNP_WATER to n2p2's H2O_RPBE-D3 folder (predict/)");
-  Structure s = io::read_frames(std::string(dir) + "/input.data").at(0);
-  for (Vec3& r : s.positions) r = r * units::bohr;
-  Mat3 h = s.box.h;
-  for (auto& row : h.r) row = row * units::bohr;
-  s.box.set_matrix(h);
-  return replicate(s, {c, c, c});
+  return replicate(io::read_n2p2_data(std::string(dir) + "/input.data", {units::bohr, units::hartree}).at(0), {c, c, c});
 }
 
 #if QUASAR_WITH_DP

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "quasar/core/units.hpp"
-#include "quasar/io/read.hpp"
+#include "quasar/io/n2p2_data.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/nnp/nnp_potential.hpp"
 #include "support.hpp"
@@ -44,14 +44,9 @@ class NnpPredict : public testing::TestWithParam<Backend> {
     const std::string dir = test::shared_path("reference/n2p2/predict/" + folder);
     if (dir.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/n2p2 is not here");
     nnp::NnpPotential pot = nnp::NnpPotential::from_files(dir, u);
-    Structure s = io::read_frames(dir + "/input.data").at(0);
+    const Structure s = io::read_n2p2_data(dir + "/input.data", u).at(0);
     const Expected want = read_expected(dir + "/expected.txt");
     ASSERT_EQ(want.forces.size(), s.size());
-    for (Vec3& r : s.positions) r = r * u.length;
-    Mat3 h = s.box.h;
-    for (auto& row : h.r) row = row * u.length;
-    s.box.origin = s.box.origin * u.length;
-    s.box.set_matrix(h);
     const Evaluation got = evaluate(pot, s, GetParam());
     test::MaxError energy(folder + " energy, relative"), force(folder + " forces, relative to the largest");
     energy.add(got.energy / u.energy / want.energy, 1.0);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "quasar/device/array.hpp"
+#include "quasar/potential/fixed_point_outputs.hpp"
 #include "quasar/nn/device_nets.cuh"
 #include "quasar/potential/dp/dp_embed_net.cuh"
 #include "quasar/potential/dp/dp_kernels.cuh"
@@ -107,29 +108,10 @@ class Evaluator final : public GpuEvaluator::Impl {
       run_chunks(a, list, model_type, count, totals, atom_energy, atom_virial, device::FloatSum{});
       return;
     }
-    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once. The
-    // sums live in the bits of arrays that start at zero: the outputs themselves when they hold
-    // zeros, else scratch arrays whose values are then added to the outputs.
-    AtomsRef s = a;
-    double* sv = atom_virial;
-    if (outputs_hold_sums) {
-      s.fx = grow(force_sums_, 3L * n);
-      s.fy = s.fx + n;
-      s.fz = s.fy + n;
-      QUASAR_CUDA_CHECK(cudaMemsetAsync(s.fx, 0, 3L * n * sizeof(double)));
-      if (atom_virial) {
-        sv = grow(virial_sums_, 9L * n);
-        QUASAR_CUDA_CHECK(cudaMemsetAsync(sv, 0, 9L * n * sizeof(double)));
-      }
-    }
-    run_chunks(s, list, model_type, count, totals, atom_energy, sv, device::FixedSum{fixed->start()});
-    double* const into[3] = {a.fx, a.fy, a.fz};
-    double* const sums[3] = {s.fx, s.fy, s.fz};
-    for (int k = 0; k < 3; ++k)
-      fixed->finish(sums[k], n, device::fixed_scale::kForce, outputs_hold_sums ? into[k] : nullptr);
-    if (atom_virial)
-      fixed->finish(sv, 9L * n, device::fixed_scale::kAtomVirial, outputs_hold_sums ? atom_virial : nullptr);
-    fixed->finish(totals, 10, device::fixed_scale::kTotal);
+    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once.
+    const FixedPointOutputs::Targets t = fixed_outputs_.begin(a, atom_virial, outputs_hold_sums);
+    run_chunks(t.atoms, list, model_type, count, totals, atom_energy, t.atom_virial, device::FixedSum{fixed->start()});
+    fixed_outputs_.finish(*fixed, a, atom_virial, totals);
   }
 
  private:
@@ -379,7 +361,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<S> es_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<A> fa_[3] = {Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}, Array<A>{Backend::Cuda}};
   Array<S> fs_[3] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
-  Array<double> force_sums_{Backend::Cuda}, virial_sums_{Backend::Cuda};  // deterministic sums after other terms
+  FixedPointOutputs fixed_outputs_;
 };
 
 __global__ void type_keys_kernel(AtomsRef a, const int* model_type, int ntypes, int* keys, int* idx) {

@@ -25,15 +25,9 @@ void CpuEvaluator::compute(const AtomsRef& a, const NeighborRef& list, const std
                            Outputs& out) {
   const long n = a.n;
   const long blocks = (n + kBlockAtoms - 1) / kBlockAtoms;
-  const bool forces = !out.functions;
-  const int threads = forces ? device::threads_for(blocks, 2) : 1;
+  const int threads = device::threads_for(blocks, 2);
   while (work_.size() < static_cast<std::size_t>(threads)) work_.push_back(std::make_unique<Work>());
   const std::size_t un = static_cast<std::size_t>(n);
-  if (out.functions) {
-    offsets_.assign(un + 1, 0);
-    for (long i = 0; i < n; ++i) offsets_[i + 1] = offsets_[i] + descriptor_.count(element_of[a.type[i]]);
-    out.functions->assign(offsets_[un], 0.0);
-  }
   buffers_.prepare(threads, {a.fx, a.fy, a.fz, out.atom_virial}, {un, un, un, 9 * un});
   std::vector<double> partial(static_cast<std::size_t>(blocks) * 10, 0.0);
   device::parallel_ranges(blocks, threads, [&](int t, long begin, long end) {
@@ -72,10 +66,6 @@ void CpuEvaluator::centre(Work& w, const AtomsRef& a, const NeighborRef& list, c
   const int ns = descriptor_.count(element);
   w.G.assign(static_cast<std::size_t>(ns), 0.0);
   descriptor_.values(element, w.nb, w.G.data());
-  if (out.functions) {
-    std::copy(w.G.begin(), w.G.end(), out.functions->begin() + static_cast<long>(offsets_[i]));
-    return;
-  }
   w.x.resize(static_cast<std::size_t>(ns));
   for (int s = 0; s < ns; ++s) w.x[s] = pe.scale[s] * w.G[s] + pe.shift[s];
   pe.net.forward(w.x.data(), w.trace);

@@ -22,8 +22,6 @@ class CpuEvaluator {
     double totals[10] = {};            // energy, virial by rows (added to)
     double* atom_energy = nullptr;     // n, added to (centres only), or null
     double* atom_virial = nullptr;     // 9 n component-major, added to, or null
-    // When set: each atom's raw symmetry functions, one atom after another in atom order (nothing else).
-    std::vector<double>* functions = nullptr;
   };
   // `element_of[type]` is the model element of each structure type. Forces are added to a.fx/fy/fz.
   void compute(const AtomsRef& a, const NeighborRef& list, const std::vector<int>& element_of, Outputs& out);
@@ -37,7 +35,6 @@ class CpuEvaluator {
   const Descriptor& descriptor_;
   std::vector<std::unique_ptr<Work>> work_;  // per thread
   device::ThreadBuffers buffers_;
-  std::vector<std::size_t> offsets_;  // of each atom's functions in Outputs::functions
 };
 
 }  // namespace quasar::nnp

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "quasar/device/array.hpp"
+#include "quasar/potential/fixed_point_outputs.hpp"
 #include "quasar/nn/device_nets.cuh"
 #include "quasar/potential/nnp/gpu_evaluator.hpp"
 #include "quasar/potential/nnp/nnp_kernels.cuh"
@@ -115,28 +116,10 @@ class Evaluator final : public GpuEvaluator::Impl {
       run(a, list, element_of, counts, totals, atom_energy, atom_virial, device::FloatSum{});
       return;
     }
-    // Deterministic: forces, per-atom virials and totals in fixed point, converted once; the sums
-    // live in arrays that start at zero (scratch arrays when the outputs hold other terms' sums).
-    AtomsRef s = a;
-    double* sv = atom_virial;
-    if (outputs_hold_sums) {
-      s.fx = grow(force_sums_, 3L * n);
-      s.fy = s.fx + n;
-      s.fz = s.fy + n;
-      QUASAR_CUDA_CHECK(cudaMemsetAsync(s.fx, 0, 3L * n * sizeof(double)));
-      if (atom_virial) {
-        sv = grow(virial_sums_, 9L * n);
-        QUASAR_CUDA_CHECK(cudaMemsetAsync(sv, 0, 9L * n * sizeof(double)));
-      }
-    }
-    run(s, list, element_of, counts, totals, atom_energy, sv, device::FixedSum{fixed->start()});
-    double* const into[3] = {a.fx, a.fy, a.fz};
-    double* const sums[3] = {s.fx, s.fy, s.fz};
-    for (int k = 0; k < 3; ++k)
-      fixed->finish(sums[k], n, device::fixed_scale::kForce, outputs_hold_sums ? into[k] : nullptr);
-    if (atom_virial)
-      fixed->finish(sv, 9L * n, device::fixed_scale::kAtomVirial, outputs_hold_sums ? atom_virial : nullptr);
-    fixed->finish(totals, 10, device::fixed_scale::kTotal);
+    // Deterministic: forces, per-atom virials and totals summed in fixed point, converted once.
+    const FixedPointOutputs::Targets t = fixed_outputs_.begin(a, atom_virial, outputs_hold_sums);
+    run(t.atoms, list, element_of, counts, totals, atom_energy, t.atom_virial, device::FixedSum{fixed->start()});
+    fixed_outputs_.finish(*fixed, a, atom_virial, totals);
   }
 
  private:
@@ -248,7 +231,7 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<S> ys_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<S> gp_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<A> za_{Backend::Cuda}, ga_{Backend::Cuda}, deriv_{Backend::Cuda};
-  Array<double> force_sums_{Backend::Cuda}, virial_sums_{Backend::Cuda};
+  FixedPointOutputs fixed_outputs_;
 };
 
 }  // namespace

@@ -79,15 +79,4 @@ void NnpPotential::compute_gpu(AtomState& atoms, const NeighborRef& list, const 
                 out.deterministic ? &out.fixed : nullptr, out.contents == ForceOutput::Contents::Sums);
 }
 
-std::vector<double> NnpPotential::symmetry_functions(AtomState& atoms, const NeighborRef& list) {
-  if (atoms.backend() != Backend::Cpu) throw Error("nnp symmetry_functions: CPU only");
-  if (element_of_.size() != static_cast<std::size_t>(atoms.num_types())) bind_types(atoms.type_names());
-  std::vector<double> g;
-  CpuEvaluator::Outputs o;
-  o.functions = &g;
-  AtomsRef a = atoms.ref();
-  cpu_evaluator().compute(a, list, element_of_, o);
-  return g;
-}
-
 }  // namespace quasar::nnp

@@ -37,8 +37,6 @@ class NnpPotential : public Potential {
   // Precision of the GPU evaluation: double or mixed32 (the CPU evaluates in double).
   void set_precision(Precision p) override;
   Precision precision() const { return precision_; }
-  // The raw symmetry functions of every atom (one after another, in atom order; CPU), for checks.
-  std::vector<double> symmetry_functions(AtomState& atoms, const NeighborRef& list);
 
  private:
   void bind_types(const std::vector<std::string>& type_names);
