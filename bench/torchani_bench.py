@@ -34,6 +34,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -203,7 +204,9 @@ def main():
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("torchani_bench: no CUDA device (use --device cpu)")
     if args.build_cuaev and args.device == "cuda":
-        build_cuaev()
+        # In a child process: the build loads the library, and torchani would register its operators again.
+        subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+                        "import torchani_bench; torchani_bench.build_cuaev()"], check=True)
     import torchani
     from torchani.csrc import CUAEV_IS_INSTALLED
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <tuple>
 
 #include "quasar/core/error.hpp"
 
@@ -81,7 +80,7 @@ Descriptor::Descriptor(const Model& model, double length_scale) {
   for (const ElementModel& e : model.elements) atomic_number_.push_back(double(e.atomic_number));
   plans_.resize(ne);
   for (int c = 0; c < ne; ++c) {
-    Plan& plan = plans_[c];
+    DescriptorPlan& plan = plans_[c];
     plan.radial.resize(ne);
     plan.angular.resize(ne * ne);
     for (const SymmetryFunction& f : model.elements[c].functions) {
@@ -93,8 +92,16 @@ Descriptor::Descriptor(const Model& model, double length_scale) {
       while (u < int(plan.envelopes.size()) && !same_envelope(plan.envelopes[u], p)) ++u;
       if (u == int(plan.envelopes.size())) plan.envelopes.push_back(p);
       plan.envelope_of.push_back(u);
-      plan.slot_of.push_back(sf_angular(p.type) ? int(plan.angular_functions.size()) : -1);
-      if (sf_angular(p.type)) plan.angular_functions.push_back(s);
+      int factor = -1;
+      if (sf_angular(p.type)) {
+        factor = 0;
+        while (factor < int(plan.factors.size()) && !same_radial_factor(plan.factors[factor], p)) ++factor;
+        if (factor == int(plan.factors.size())) {
+          plan.factors.push_back(p);
+          plan.factor_envelope.push_back(u);
+        }
+      }
+      plan.factor_of.push_back(factor);
       for (int a = 0; a < ne; ++a) {
         if (!sf_angular(p.type)) {
           if (sf_accepts(p, a)) plan.radial[a].push_back(s);
@@ -105,16 +112,15 @@ Descriptor::Descriptor(const Model& model, double length_scale) {
       }
     }
     plan.angular_needs_angle.assign(ne * ne, 0);
+    plan.angular_narrow.assign(ne * ne, 0);
     plan.angular_reach.assign(ne * ne, 0.0);
     for (int pair = 0; pair < ne * ne; ++pair) {
       std::vector<int>& list = plan.angular[pair];
       // Functions of one radial factor together: the factor at r_jk is evaluated once per run.
-      std::stable_sort(list.begin(), list.end(), [&](int x, int y) {
-        const SfParams<double>& px = plan.functions[x];
-        const SfParams<double>& py = plan.functions[y];
-        return std::tuple(plan.envelope_of[x], px.eta, px.rs) < std::tuple(plan.envelope_of[y], py.eta, py.rs);
-      });
+      std::stable_sort(list.begin(), list.end(), [&](int x, int y) { return plan.factor_of[x] < plan.factor_of[y]; });
+      plan.angular_narrow[pair] = !list.empty();
       for (int s : list) {
+        plan.angular_narrow[pair] &= sf_uses_rjk(plan.functions[s].type);
         plan.angular_needs_angle[pair] |= sf_compact(plan.functions[s].type);
         plan.angular_reach[pair] = std::max(plan.angular_reach[pair], plan.functions[s].rc);
       }
@@ -124,25 +130,21 @@ Descriptor::Descriptor(const Model& model, double length_scale) {
 
 template <class Visitor>
 void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& visitor) const {
-  const Plan& plan = plans_.at(element);
+  const DescriptorPlan& plan = plans_.at(element);
   const int ne = int(plans_.size()), n = int(nb.size());
-  const int n_env = int(plan.envelopes.size()), n_ang = int(plan.angular_functions.size());
-  // Per neighbour: every envelope, and the radial factor of every angular function that may take it.
+  const int n_env = int(plan.envelopes.size()), n_fac = int(plan.factors.size());
+  // Per neighbour: every envelope and every radial factor of the angular functions.
   thread_local std::vector<Fdf<double>> env, factor;
   env.resize(std::size_t(n) * n_env);
-  factor.resize(std::size_t(n) * n_ang);
+  factor.resize(std::size_t(n) * n_fac);
   for (int j = 0; j < n; ++j) {
     const NeighborEntry& a = nb[j];
     if (a.element < 0 || a.element >= ne)
       throw Error("nnp: neighbour element " + std::to_string(a.element) + " out of range");
     Fdf<double>* env_j = &env[std::size_t(j) * n_env];
     for (int u = 0; u < n_env; ++u) env_j[u] = envelope(plan.envelopes[u], a.r);
-    for (int slot = 0; slot < n_ang; ++slot) {
-      const int s = plan.angular_functions[slot];
-      const SfParams<double>& p = plan.functions[s];
-      if (p.e1 >= 0 && a.element != p.e1 && a.element != p.e2) continue;  // never read
-      factor[std::size_t(j) * n_ang + slot] = radial_term(p, a.r, env_j[plan.envelope_of[s]]);
-    }
+    for (int u = 0; u < n_fac; ++u)
+      factor[std::size_t(j) * n_fac + u] = radial_term(plan.factors[u], a.r, env_j[plan.factor_envelope[u]]);
   }
   for (int j = 0; j < n; ++j) {
     const NeighborEntry& a = nb[j];
@@ -157,7 +159,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
   for (int j = 0; j + 1 < n; ++j) {
     const NeighborEntry& a = nb[j];
     const double dj[3] = {a.dx, a.dy, a.dz};
-    const Fdf<double>* factor_j = &factor[std::size_t(j) * n_ang];
+    const Fdf<double>* factor_j = &factor[std::size_t(j) * n_fac];
     for (int k = j + 1; k < n; ++k) {
       const NeighborEntry& b = nb[k];
       const int pair = std::min(a.element, b.element) * ne + std::max(a.element, b.element);
@@ -165,23 +167,24 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
       if (list.empty() || a.r >= plan.angular_reach[pair] || b.r >= plan.angular_reach[pair]) continue;
       const double dk[3] = {b.dx, b.dy, b.dz};
       const PairGeometry<double> g = pair_geometry(dj, a.r, dk, b.r);
+      if (plan.angular_narrow[pair] && g.rjk >= plan.angular_reach[pair]) continue;  // every term is zero
       const PairAngle<double> angle = plan.angular_needs_angle[pair] ? pair_angle(g) : PairAngle<double>{};
       const double zz = atomic_number_[a.element] * atomic_number_[b.element];
-      const Fdf<double>* factor_k = &factor[std::size_t(k) * n_ang];
-      // The radial factor at r_jk, kept while consecutive functions share it.
-      int jk_envelope = -1, jk_function = -1;
+      const Fdf<double>* factor_k = &factor[std::size_t(k) * n_fac];
+      // The radial factor at r_jk, kept while consecutive functions share it (the list is sorted by factor).
+      int jk_envelope = -1, jk_factor = -1;
       Fdf<double> env_jk, factor_jk;
       for (int s : list) {
         const SfParams<double>& p = plan.functions[s];
-        if (sf_uses_rjk(p.type) && (jk_function < 0 || !same_radial_factor(p, plan.functions[jk_function]))) {
-          const int u = plan.envelope_of[s];
-          if (u != jk_envelope) env_jk = envelope(plan.envelopes[u], g.rjk);
-          jk_envelope = u;
+        const int u = plan.factor_of[s];
+        if (sf_uses_rjk(p.type) && u != jk_factor) {
+          const int v = plan.envelope_of[s];
+          if (v != jk_envelope) env_jk = envelope(plan.envelopes[v], g.rjk);
+          jk_envelope = v;
           factor_jk = radial_term(p, g.rjk, env_jk);
-          jk_function = s;
+          jk_factor = u;
         }
-        const int slot = plan.slot_of[s];
-        const AngularTerm<double> t = angular_term(p, g, angle, factor_j[slot], factor_k[slot], factor_jk);
+        const AngularTerm<double> t = angular_term(p, g, angle, factor_j[u], factor_k[u], factor_jk);
         visitor.angular(s, sf_weighted(p.type) ? zz : 1.0, t);
       }
       visitor.pair_end(j, k);

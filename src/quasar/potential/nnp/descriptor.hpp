@@ -23,11 +23,29 @@ struct NeighborEntry {
   int element = 0;
 };
 
+// How the functions of one centre element are visited, shared by the CPU reference and the GPU
+// tables (gpu_evaluator.cu): envelopes and radial factors are evaluated once per neighbour, the
+// angular functions are listed per unordered pair of neighbour elements.
+struct DescriptorPlan {
+  std::vector<SfParams<double>> functions;  // in the network's input order
+  std::vector<int> envelope_of;             // function -> index into `envelopes`
+  std::vector<SfParams<double>> envelopes;  // one function per distinct envelope
+  std::vector<std::vector<int>> radial;     // neighbour element -> radial functions taking it
+  std::vector<int> factor_of;               // function -> index into `factors` (angular functions; else -1)
+  std::vector<SfParams<double>> factors;    // one angular function per distinct radial factor (same_radial_factor)
+  std::vector<int> factor_envelope;         // factor -> index into `envelopes`
+  std::vector<std::vector<int>> angular;    // element pair a * ne + b (a <= b) -> angular functions, sorted by factor
+  std::vector<char> angular_needs_angle;    // per pair list: any compact function
+  std::vector<char> angular_narrow;         // per pair list: every function has the factor at r_jk
+  std::vector<double> angular_reach;        // per pair list: the largest rc
+};
+
 class Descriptor {
  public:
   Descriptor(const Model& model, double length_scale);
 
   int element_count() const { return int(plans_.size()); }
+  const DescriptorPlan& plan(int element) const { return plans_.at(element); }
   int count(int element) const { return int(plans_.at(element).functions.size()); }
   // The largest rc of any function, in Å.
   double cutoff() const { return cutoff_; }
@@ -43,23 +61,11 @@ class Descriptor {
   void gradient(int element, std::span<const NeighborEntry> nb, const double* g, double* grad) const;
 
  private:
-  struct Plan {
-    std::vector<SfParams<double>> functions;
-    std::vector<int> envelope_of;                  // function -> index into `envelopes`
-    std::vector<SfParams<double>> envelopes;       // one function per distinct envelope
-    std::vector<std::vector<int>> radial;          // neighbour element -> radial functions taking it
-    std::vector<int> angular_functions;            // the angular functions
-    std::vector<int> slot_of;                      // function -> index into angular_functions (or -1)
-    std::vector<std::vector<int>> angular;         // unordered element pair -> angular functions, sorted
-                                                   // by radial factor (envelope, eta, rs)
-    std::vector<char> angular_needs_angle;         // per pair list: any compact function
-    std::vector<double> angular_reach;             // per pair list: the largest rc
-  };
   // Visits every term of a centre (descriptor.cpp: values and gradient are two visitors).
   template <class Visitor>
   void visit(int element, std::span<const NeighborEntry> nb, Visitor& visitor) const;
 
-  std::vector<Plan> plans_;
+  std::vector<DescriptorPlan> plans_;
   std::vector<double> atomic_number_;
   double cutoff_ = 0;
 };

@@ -3,6 +3,8 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <numeric>
 
 #include "quasar/device/array.hpp"
@@ -16,20 +18,15 @@ namespace quasar::nnp {
 namespace {
 
 constexpr int kPost = 256;
-// Shared memory a functions block may use: its neighbours and a column of partial sums per thread
-// for as many functions as fit (more functions take several passes over the pairs).
+// Shared memory a functions block uses at most unless its neighbours alone need more: beyond it the
+// functions are taken in several passes over the pairs (fewer blocks fit on a multiprocessor as a
+// block takes more).
 constexpr std::size_t kFunctionsShared = 64 * 1024;
 
 template <class T>
 T* grow(Array<T>& a, std::size_t n) {
   if (a.size() < n) a.resize(n);
   return a.data();
-}
-
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
 __global__ void element_keys_kernel(AtomsRef a, const int* element_of, int elements, int* keys, int* idx) {
@@ -62,34 +59,19 @@ class Evaluator final : public GpuEvaluator::Impl {
  public:
   Evaluator(const Descriptor& descriptor, const PreparedModel& prepared) : prepared_(&prepared) {
     const int ne = descriptor.element_count();
+    if (ne > kMaxElements)
+      throw Error("nnp: the GPU evaluates models of up to " + std::to_string(kMaxElements) + " elements, not " +
+                  std::to_string(ne));
     std::vector<T> z;
     for (double v : descriptor.atomic_numbers()) z.push_back(static_cast<T>(v));
     atomic_number_.assign(z);
     for (int e = 0; e < ne; ++e) {
       Element el;
-      std::vector<SfParams<T>> params;
-      std::vector<int> radial, angular;
-      double rc = 0;
-      const auto& fs = descriptor.functions(e);
-      for (std::size_t s = 0; s < fs.size(); ++s) {
-        params.push_back(fs[s].template cast<T>());
-        (sf_angular(fs[s].type) ? angular : radial).push_back(static_cast<int>(s));
-        rc = std::max(rc, fs[s].rc);
-      }
-      el.params.assign(params);
-      el.radial.assign(radial);
-      el.angular.assign(angular);
+      el.upload(descriptor.plan(e), ne);
+      el.tables.atomic_number = atomic_number_.data();
       const PreparedElement& pe = prepared.elements[static_cast<std::size_t>(e)];
       el.scale.assign(pe.scale);
       el.shift.assign(pe.shift);
-      el.tables.count = static_cast<int>(fs.size());
-      el.tables.params = el.params.data();
-      el.tables.radial = el.radial.data();
-      el.tables.angular = el.angular.data();
-      el.tables.radial_count = static_cast<int>(radial.size());
-      el.tables.angular_count = static_cast<int>(angular.size());
-      el.tables.atomic_number = atomic_number_.data();
-      el.tables.cutoff = static_cast<T>(rc);
       nets_.add(pe.net);
       int outputs = 0;
       for (const nn::Layer& L : pe.net.layers) {
@@ -100,6 +82,10 @@ class Evaluator final : public GpuEvaluator::Impl {
       elements_.push_back(std::move(el));
     }
     nets_.upload();
+    int device = 0, optin = 0;
+    QUASAR_CUDA_CHECK(cudaGetDevice(&device));
+    QUASAR_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    max_shared_ = static_cast<std::size_t>(optin);
     nn::cublas_check(cublasCreate(&cublas_), "cublasCreate");
     // No GEMM algorithm that sums with atomics: the same bits every run on one GPU model.
     nn::cublas_check(cublasSetAtomicsMode(cublas_, CUBLAS_ATOMICS_NOT_ALLOWED), "cublasSetAtomicsMode");
@@ -123,11 +109,94 @@ class Evaluator final : public GpuEvaluator::Impl {
   }
 
  private:
+  // The tables of a centre element (ElementTables) from its DescriptorPlan.
   struct Element {
-    Array<SfParams<T>> params{Backend::Cuda};
-    Array<int> radial{Backend::Cuda}, angular{Backend::Cuda};
+    Array<SfParams<T>> params{Backend::Cuda}, envelopes{Backend::Cuda}, factors{Backend::Cuda};
+    Array<int> envelope_of{Backend::Cuda}, radial_start{Backend::Cuda}, radial_fn{Backend::Cuda};
+    Array<int> factor_envelope{Backend::Cuda}, pair_start{Backend::Cuda};
+    Array<AngularEntry<T>> entries{Backend::Cuda};
+    Array<unsigned char> pair_flags{Backend::Cuda};
+    Array<T> pair_reach{Backend::Cuda};
     Array<double> scale{Backend::Cuda}, shift{Backend::Cuda};
     ElementTables<T> tables;
+
+    void upload(const DescriptorPlan& plan, int ne) {
+      auto cast = [](const std::vector<SfParams<double>>& v) {
+        std::vector<SfParams<T>> o;
+        for (const auto& p : v) o.push_back(p.template cast<T>());
+        return o;
+      };
+      auto csr = [](const std::vector<std::vector<int>>& lists, Array<int>& start, Array<int>* items) {
+        std::vector<int> st{0}, it;
+        for (const auto& l : lists) {
+          it.insert(it.end(), l.begin(), l.end());
+          st.push_back(static_cast<int>(it.size()));
+        }
+        start.assign(st);
+        if (items) items->assign(it);
+      };
+      params.assign(cast(plan.functions));
+      envelopes.assign(cast(plan.envelopes));
+      factors.assign(cast(plan.factors));
+      envelope_of.assign(plan.envelope_of);
+      factor_envelope.assign(plan.factor_envelope);
+      csr(plan.radial, radial_start, &radial_fn);
+      csr(plan.angular, pair_start, nullptr);
+      std::vector<AngularEntry<T>> flat;
+      for (const std::vector<int>& pair : plan.angular) {
+        int jk_factor = -1;
+        for (int s : pair) {
+          const SfParams<double>& f = plan.functions[s];
+          AngularEntry<T> e;
+          e.function = s;
+          e.factor = plan.factor_of[s];
+          e.weighted = sf_weighted(f.type);
+          e.eta = static_cast<T>(f.eta);
+          e.rs = static_cast<T>(f.rs);
+          if (!sf_compact(f.type)) {
+            e.lambda = static_cast<T>(f.lambda);
+            e.prefactor = static_cast<T>(f.prefactor);
+            e.zeta = static_cast<T>(f.zeta);
+            e.zeta_int = static_cast<short>(f.zeta_int >= 1 && f.zeta_int < 32768 ? f.zeta_int : -1);
+          }
+          if (sf_uses_rjk(f.type)) {
+            e.jk_envelope = plan.envelope_of[s];
+            e.new_jk = e.factor != jk_factor;
+            jk_factor = e.factor;
+          }
+          flat.push_back(e);
+        }
+      }
+      entries.assign(flat);
+      std::vector<unsigned char> flags;
+      std::vector<T> reach;
+      for (std::size_t p = 0; p < plan.angular.size(); ++p) {
+        flags.push_back(static_cast<unsigned char>((plan.angular_needs_angle[p] ? kPairNeedsAngle : 0) |
+                                                   (plan.angular_narrow[p] ? kPairNarrow : 0)));
+        reach.push_back(static_cast<T>(plan.angular_reach[p]));
+      }
+      pair_flags.assign(flags);
+      pair_reach.assign(reach);
+      double rc = 0;
+      for (const auto& f : plan.functions) rc = std::max(rc, f.rc);
+      tables.count = static_cast<int>(plan.functions.size());
+      tables.elements = ne;
+      tables.params = params.data();
+      tables.envelopes = envelopes.data();
+      tables.envelope_of = envelope_of.data();
+      tables.radial_start = radial_start.data();
+      tables.radial_fn = radial_fn.data();
+      tables.factors = factors.data();
+      tables.factor_envelope = factor_envelope.data();
+      tables.factor_count = static_cast<int>(plan.factors.size());
+      tables.pair_start = pair_start.data();
+      tables.entries = entries.data();
+      tables.entry_count = static_cast<int>(flat.size());
+      tables.entries_shared = flat.size() * sizeof(AngularEntry<T>) <= kEntriesShared;
+      tables.pair_flags = pair_flags.data();
+      tables.pair_reach = pair_reach.data();
+      tables.cutoff = static_cast<T>(rc);
+    }
   };
 
   void order_by_element(AtomsRef a, const int* element_of) {
@@ -162,17 +231,24 @@ class Evaluator final : public GpuEvaluator::Impl {
       const Element& el = elements_[e];
       const int nf = el.tables.count;
       // 1. Symmetry functions into the network's input rows, in passes of as many functions as fit.
-      const std::size_t staged = staged_bytes<T>(list.capacity);
-      const int per_pass =
-          std::max<int>(1, static_cast<int>((kFunctionsShared - std::min(staged, kFunctionsShared / 2)) /
-                                            (kCentreBlock * sizeof(T))));
+      const int cap = list.capacity, nfac = el.tables.factor_count;
+      if (cap >= 65536) throw Error("nnp: more than 65535 neighbours per atom");
+      const std::size_t fixed_part = functions_shared_bytes<T>(cap, nfac, 0, entry_bytes(el.tables));
+      const void* functions = reinterpret_cast<const void*>(&functions_kernel<T, S>);
+      const std::size_t functions_limit = dynamic_limit(functions);
+      if (fixed_part + kCentreBlock * sizeof(T) > functions_limit)  // not even one function per pass
+        throw Error("nnp: the neighbours of one atom (" + std::to_string(cap) + ") and their " + std::to_string(nfac) +
+                    " radial factors do not fit in shared memory");
+      const std::size_t column = kCentreBlock * sizeof(T);
+      const std::size_t budget = std::min(functions_limit, std::max(kFunctionsShared, fixed_part + column));
+      const int per_pass = static_cast<int>((budget - fixed_part) / column);
       S* x = ys_[0].data();
       for (int first = 0; first < nf; first += per_pass) {
         ElementTables<T> part = el.tables;
         part.count = std::min(per_pass, nf - first);
         part.first = first;
-        const std::size_t shm = staged + static_cast<std::size_t>(part.count) * kCentreBlock * sizeof(T);
-        allow_shared(functions_kernel<T, S>, shm);
+        const std::size_t shm = functions_shared_bytes<T>(cap, nfac, part.count, entry_bytes(el.tables));
+        allow_shared(functions, shm);
         functions_kernel<T, S><<<count, kCentreBlock, shm>>>(a, list, element_of, order, part, el.scale.data(),
                                                             el.shift.data(), x, nf);
         QUASAR_LAUNCH_CHECK("nnp functions_kernel");
@@ -212,15 +288,40 @@ class Evaluator final : public GpuEvaluator::Impl {
         }
       }
       // 3. Forces and virials from dE/dx (in ga_).
-      const std::size_t shm = staged + static_cast<std::size_t>(nf) * sizeof(T);
-      allow_shared(forces_kernel<T, A, Sum>, shm);
+      const std::size_t shm = forces_shared_bytes<T, Sum::fixed>(cap, nfac, nf, entry_bytes(el.tables));
+      const void* forces = reinterpret_cast<const void*>(&forces_kernel<T, A, Sum>);
+      if (shm > dynamic_limit(forces))
+        throw Error("nnp: the neighbours of one atom (" + std::to_string(cap) + "), their " + std::to_string(nfac) +
+                    " radial factors and " + std::to_string(nf) + " functions do not fit in shared memory");
+      allow_shared(forces, shm);
       forces_kernel<T, A><<<count, kCentreBlock, shm>>>(a, list, element_of, order, el.tables, el.scale.data(),
                                                        prepared_->energy_scale, ga_.data(), totals, atom_virial, add);
       QUASAR_LAUNCH_CHECK("nnp forces_kernel");
     }
   }
 
+  // Raises a kernel's dynamic shared memory limit to `bytes` (beyond 48 kB less its static part a
+  // launch fails without it).
+  // The dynamic shared memory a kernel's block may take: the opt-in limit less its static part.
+  std::size_t dynamic_limit(const void* kernel) {
+    auto [it, added] = shared_limit_.try_emplace(kernel, 0);
+    if (added) {
+      cudaFuncAttributes attributes{};
+      QUASAR_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+      it->second = max_shared_ - std::min(max_shared_, attributes.sharedSizeBytes);
+    }
+    return it->second;
+  }
+  void allow_shared(const void* kernel, std::size_t bytes) {
+    std::size_t& allowed = shared_allowed_[kernel];
+    if (bytes <= allowed) return;
+    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    allowed = bytes;
+  }
+
   const PreparedModel* prepared_;
+  std::size_t max_shared_ = 0;  // per block, opted in
+  std::map<const void*, std::size_t> shared_allowed_, shared_limit_;
   std::vector<Element> elements_;
   Array<T> atomic_number_{Backend::Cuda};
   nn::DeviceNets<S, A> nets_;

@@ -1,14 +1,16 @@
 #pragma once
 // Behler-Parrinello potentials on the GPU. Centres are ordered by element (CUB radix sort; ghosts
 // last), then per element:
-//   functions  one block per centre: neighbours within the cutoff staged in shared memory, radial
-//              terms per neighbour and angular terms per pair of neighbours, partial sums per
-//              thread added in a fixed order; scaled into the network's input rows;
+//   functions  one block per centre (nnp_pairs.cuh): neighbours within the cutoff staged in shared
+//              memory by element with their radial factors, radial terms per neighbour, angular terms
+//              per pair with every lane of a warp on a pair of its own; partial sums per thread added
+//              in a fixed order; scaled into the network's input rows;
 //   network    one GEMM per layer over all centres of the element (cuBLAS), bias and activation
 //              fused in one kernel keeping act'; the energies; GEMMs back to dE/dx;
-//   forces     one block per centre: each thread owns neighbours and sums their gradient over
-//              every function and pair (no atomics inside the block); the neighbour's force and
-//              per-atom virial by atomics (64-bit fixed point when deterministic sums are asked for).
+//   forces     one block per centre, the same walk: per pair the dE/dG-weighted partial derivatives
+//              of its functions summed, then the gradient of both neighbours summed in shared memory;
+//              the neighbour's force and per-atom virial by atomics (64-bit fixed point when
+//              deterministic sums are asked for).
 // Precision: double, or mixed32 (symmetry functions and networks in float; forces, virials and
 // energies summed in double). Plain data only here.
 #include <memory>

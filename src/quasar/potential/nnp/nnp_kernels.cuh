@@ -1,155 +1,107 @@
 #pragma once
 // Per-atom kernels of Behler-Parrinello potentials on the GPU (gpu_evaluator.hpp): the symmetry
 // functions of each centre, its energy from the network's output, and the forces. One block per
-// centre; its neighbours within the cutoff are staged in shared memory (in list order, so that
-// every sum runs in the same order each time), with the terms of symmetry_functions.hpp.
+// centre (nnp_pairs.cuh): its neighbours within the cutoff staged in shared memory with their radial
+// factors, then the radial terms per neighbour and the angular terms per pair from the compacted
+// pair buffer, with the terms of symmetry_functions.hpp.
 #include <cub/block/block_reduce.cuh>
 
-#include "quasar/device/fixed_point.cuh"
 #include "quasar/device/reduce.cuh"
-#include "quasar/neighbor/neighbor_list.hpp"
 #include "quasar/nn/layers.cuh"
-#include "quasar/potential/nnp/symmetry_functions.hpp"
+#include "quasar/potential/nnp/nnp_pairs.cuh"
 
 namespace quasar::nnp {
 
-constexpr int kCentreBlock = 128;
+constexpr std::size_t kQueueBytes = kPairQueue * (kCentreBlock / 32) * sizeof(unsigned);
 
-// The functions of one centre element on the device.
+// Shared memory of functions_kernel: neighbours, their radial factors (values), the pair queues, a
+// column of partial sums per thread for each function of the pass, and the pair-list entries.
 template <class T>
-struct ElementTables {
-  int count = 0;                 // functions (functions_kernel: of this pass, from `first` on)
-  int first = 0;
-  const SfParams<T>* params;     // every function, in the network's input order
-  const int* radial;             // indices of the radial functions
-  const int* angular;            // indices of the angular functions
-  int radial_count = 0, angular_count = 0;
-  const T* atomic_number;        // per element (weighted types)
-  T cutoff = 0;                  // Å, the largest rc of this element's functions
-};
-
-// A centre's neighbours within the cutoff, staged in shared memory.
-template <class T>
-struct Staged {
-  T* d;      // 3 per neighbour
-  T* r;
-  int* element;
-  int* atom;
-  int count;
-};
-
-template <class T>
-__host__ __device__ inline std::size_t staged_bytes(int capacity) {
-  return static_cast<std::size_t>(capacity) * (4 * sizeof(T) + 2 * sizeof(int));
-}
-
-// Stages the neighbours of atom i within rc, in list order: each round of blockDim entries is
-// compacted with warp ballots. Ends with __syncthreads.
-template <class T>
-__device__ Staged<T> stage_neighbours(const AtomsRef& a, const NeighborRef& list, const int* element_of, int i, T rc,
-                                      void* shm) {
-  Staged<T> s;
-  const int cap = list.capacity;
-  s.d = static_cast<T*>(shm);
-  s.r = s.d + 3 * cap;
-  s.element = reinterpret_cast<int*>(s.r + cap);
-  s.atom = s.element + cap;
-  __shared__ int warp_counts[kCentreBlock / 32];
-  __shared__ int total;
-  if (threadIdx.x == 0) total = 0;
-  __syncthreads();
-  const Box box = a.box_of(i);
-  const int n = list.count[i];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int base = 0; base < n; base += blockDim.x) {
-    const int k = base + threadIdx.x;
-    int j = -1;
-    Vec3 d{};
-    double r = 0;
-    bool keep = false;
-    if (k < n) {
-      d = list.delta(box, a.x, a.y, a.z, i, k, j);
-      r = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
-      keep = r < static_cast<double>(rc);
-    }
-    const unsigned ballot = __ballot_sync(0xffffffffu, keep);
-    if (lane == 0) warp_counts[warp] = __popc(ballot);
-    __syncthreads();
-    int at = total;
-    for (int w = 0; w < warp; ++w) at += warp_counts[w];
-    at += __popc(ballot & ((1u << lane) - 1u));
-    if (keep) {
-      s.d[3 * at] = static_cast<T>(d.x);
-      s.d[3 * at + 1] = static_cast<T>(d.y);
-      s.d[3 * at + 2] = static_cast<T>(d.z);
-      s.r[at] = static_cast<T>(r);
-      s.element[at] = element_of[a.type[j]];
-      s.atom[at] = j;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0)
-      for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) total += warp_counts[w];
-    __syncthreads();
-  }
-  s.count = total;
-  return s;
-}
-
-// The weight of a neighbour (pair) in a function: Z_j (Z_j Z_k) for the weighted types, else 1.
-template <class T>
-__device__ inline T weight(const ElementTables<T>& t, const SfParams<T>& p, int ej) {
-  return sf_weighted(p.type) ? t.atomic_number[ej] : T(1);
-}
-template <class T>
-__device__ inline T weight(const ElementTables<T>& t, const SfParams<T>& p, int ej, int ek) {
-  return sf_weighted(p.type) ? t.atomic_number[ej] * t.atomic_number[ek] : T(1);
+__host__ __device__ inline std::size_t functions_shared_bytes(int capacity, int factors, int functions,
+                                                              std::size_t entries) {
+  return aligned16(staged_bytes<T>(capacity)) + aligned16(static_cast<std::size_t>(capacity) * factors * sizeof(T)) +
+         kQueueBytes + aligned16(static_cast<std::size_t>(functions) * kCentreBlock * sizeof(T)) + entries;
 }
 
 // The symmetry functions [first, first + count) of the centres order[0..): x = scale G + shift into
-// row c of x (width values per row, type S). Threads take rows j and nb-1-j of the pair triangle
-// together, so that each has about the same number of pairs; each keeps its partial sums in its own
-// column of shared memory, summed over threads in a fixed order at the end.
+// row c of x (width values per row, type S). Each thread keeps its partial sums in its own column of
+// shared memory (radial terms of the neighbours it takes, angular terms of the pairs for_each_pair
+// gives it), summed over threads in a fixed order at the end.
 template <class T, class S>
 __global__ void functions_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order,
                                  ElementTables<T> tab, const double* scale, const double* shift, S* x, int width) {
   extern __shared__ double shm[];
   const int c = blockIdx.x, i = order[c];
-  const int nf = tab.count, first = tab.first;
-  T* acc = reinterpret_cast<T*>(static_cast<char*>(static_cast<void*>(shm)) + staged_bytes<T>(list.capacity));
-  for (int s = 0; s < nf; ++s) acc[s * blockDim.x + threadIdx.x] = T(0);
-  const Staged<T> nb = stage_neighbours<T>(a, list, element_of, i, tab.cutoff, shm);
+  const int nf = tab.count, first = tab.first, cap = list.capacity, nfac = tab.factor_count;
+  char* base = static_cast<char*>(static_cast<void*>(shm));
+  T* factor = reinterpret_cast<T*>(base + aligned16(staged_bytes<T>(cap)));
+  unsigned* queue = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(factor) +
+                                                aligned16(static_cast<std::size_t>(cap) * nfac * sizeof(T)));
+  T* acc = reinterpret_cast<T*>(queue + kQueueBytes / sizeof(unsigned));
+  const AngularEntry<T>* entries = place_entries(
+      tab, reinterpret_cast<char*>(acc) + aligned16(static_cast<std::size_t>(nf) * blockDim.x * sizeof(T)));
+  T* mine = acc + threadIdx.x;  // column of this thread: function s at mine[(s - first) * blockDim.x]
+  for (int s = 0; s < nf; ++s) mine[s * blockDim.x] = T(0);
+  const Staged<T> nb = stage_neighbours<T>(a, list, element_of, i, tab.cutoff, tab.elements, shm);
   const int n = nb.count;
-  for (int p = threadIdx.x; p < (n + 1) / 2; p += blockDim.x) {
-    for (int half = 0; half < 2; ++half) {
-      const int j = half == 0 ? p : n - 1 - p;
-      if (half == 1 && j == p) break;
-      const int ej = nb.element[j];
-      const T rj = nb.r[j];
-      for (int q = 0; q < tab.radial_count; ++q) {
-        const int s = tab.radial[q];
-        const SfParams<T>& f = tab.params[s];
-        if (s < first || s >= first + nf || !sf_accepts(f, ej)) continue;
-        acc[(s - first) * blockDim.x + threadIdx.x] += weight(tab, f, ej) * radial_term(f, rj).f;
+  auto in_pass = [&](int s) { return s >= first && s < first + nf; };
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const int ej = nb.element[j];
+    const T rj = nb.r[j];
+    int env_index = -1;
+    Fdf<T> env;
+    for (int q = tab.radial_start[ej]; q < tab.radial_start[ej + 1]; ++q) {
+      const int s = tab.radial_fn[q];
+      if (!in_pass(s)) continue;
+      const SfParams<T>& f = tab.params[s];
+      if (tab.envelope_of[s] != env_index) {
+        env_index = tab.envelope_of[s];
+        env = envelope(tab.envelopes[env_index], rj);
       }
-      if (tab.angular_count == 0) continue;
-      for (int k = j + 1; k < n; ++k) {
-        const int ek = nb.element[k];
-        const PairGeometry<T> g = pair_geometry(nb.d + 3 * j, rj, nb.d + 3 * k, nb.r[k]);
-        for (int q = 0; q < tab.angular_count; ++q) {
-          const int s = tab.angular[q];
-          const SfParams<T>& f = tab.params[s];
-          if (s < first || s >= first + nf || !sf_accepts(f, ej, ek)) continue;
-          acc[(s - first) * blockDim.x + threadIdx.x] += weight(tab, f, ej, ek) * angular_term(f, g).value;
-        }
-      }
+      mine[(s - first) * blockDim.x] += weight(tab, f, ej) * radial_term(f, rj, env).f;
+    }
+    for (int u = 0; u < nfac; ++u) {
+      const SfParams<T>& f = tab.factors[u];
+      factor[j * nfac + u] = radial_term(f, rj, envelope(tab.envelopes[tab.factor_envelope[u]], rj)).f;
     }
   }
   __syncthreads();
+  const PairRows<T> walk(nb, tab);
+  if (nfac > 0)
+    for_each_pair(nb, tab, walk, queue, [&](int j, int k, bool valid) {
+      if (!valid) return;
+      const int ej = nb.element[j], ek = nb.element[k], p = pair_list(tab, ej, ek);
+      const PairGeometry<T> g = pair_geometry(nb.d + 3 * j, nb.r[j], nb.d + 3 * k, nb.r[k]);
+      const PairAngle<T> angle = (tab.pair_flags[p] & kPairNeedsAngle) ? pair_angle(g) : PairAngle<T>{};
+      const T zz = tab.atomic_number[ej] * tab.atomic_number[ek];
+      const T* fj = factor + j * nfac;
+      const T* fk = factor + k * nfac;
+      int jk_envelope = -1;
+      T env_jk = 0, factor_jk = 0;
+      for (int q = tab.pair_start[p]; q < tab.pair_start[p + 1]; ++q) {
+        const AngularEntry<T> e = entries[q];
+        if (e.new_jk) {
+          if (e.jk_envelope != jk_envelope) {
+            jk_envelope = e.jk_envelope;
+            env_jk = envelope(tab.envelopes[jk_envelope], g.rjk).f;
+          }
+          const T d = g.rjk - e.rs;
+          factor_jk = sf_math::exp(-e.eta * d * d) * env_jk;
+        }
+        if (!in_pass(e.function)) continue;
+        const T ang = e.zeta_int != 0 ? exponential_angle(e.lambda, e.zeta, e.zeta_int, e.prefactor, g.cos).f
+                                       : window_angle(tab.params[e.function], angle).f;
+        const T w = e.weighted ? zz : T(1);
+        const T jk = e.jk_envelope >= 0 ? factor_jk : T(1);
+        mine[(e.function - first) * blockDim.x] += w * ang * fj[e.factor] * fk[e.factor] * jk;
+      }
+    });
+  __syncthreads();
   for (int s = threadIdx.x; s < nf; s += blockDim.x) {
-    T g = 0;
-    for (int t = 0; t < static_cast<int>(blockDim.x); ++t) g += acc[s * blockDim.x + t];
+    T sum = 0;
+    for (int t = 0; t < static_cast<int>(blockDim.x); ++t) sum += acc[s * blockDim.x + t];
     const int f = first + s;
-    x[static_cast<long>(c) * width + f] = nn::to<S>(scale[f] * static_cast<double>(g) + shift[f]);
+    x[static_cast<long>(c) * width + f] = nn::to<S>(scale[f] * static_cast<double>(sum) + shift[f]);
   }
 }
 
@@ -167,66 +119,139 @@ __global__ void energy_kernel(int count, const int* order, const A* y, double en
   device::block_sum_into<kCentreBlock, 1>(e, totals, add);
 }
 
-// Forces and virials of the centres order[0..count) from dE/dx (count x functions): each thread
-// owns neighbours j and sums dE/dd_j over every function and every other neighbour k (each pair
-// is visited from both ends, so that no two threads add to one neighbour's sum); the neighbour
-// gets -dE/dd_j, the centre the sum over its neighbours, the neighbour's per-atom virial
-// -(dE/dd_j)_p d_q.
+// Shared memory of forces_kernel: neighbours, their radial factors with derivatives, dE/dG, the
+// neighbours' gradient sums, the pair queues and the pair-list entries.
+template <class T, bool kFixed>
+__host__ __device__ inline std::size_t forces_shared_bytes(int capacity, int factors, int functions,
+                                                           std::size_t entries) {
+  return aligned16(staged_bytes<T>(capacity)) +
+         aligned16(static_cast<std::size_t>(capacity) * factors * sizeof(Fdf<T>)) +
+         aligned16(static_cast<std::size_t>(functions) * sizeof(T)) +
+         aligned16(NeighbourSums<T, kFixed>::bytes(capacity)) + kQueueBytes + entries;
+}
+
+// Adds v to the gradient sum of neighbour j for every run of lanes with the same j, once per run (the
+// pairs of one row come to consecutive lanes): a segmented sum over the warp, then one atomic each.
+template <class T, class Sums>
+__device__ void add_per_run(Sums& grad, int j, T v[3]) {
+  const int lane = threadIdx.x % 32;
+  const int before = __shfl_up_sync(0xffffffffu, j, 1);
+  const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || before != j);
+  const int run = __popc(heads & ((2u << lane) - 1u));  // lanes <= this one that start a run
+  for (int d = 1; d < 32; d *= 2) {
+    const int other = __shfl_up_sync(0xffffffffu, run, d);
+    T o[3];
+    for (int m = 0; m < 3; ++m) o[m] = __shfl_up_sync(0xffffffffu, v[m], d);
+    if (lane >= d && other == run)
+      for (int m = 0; m < 3; ++m) v[m] += o[m];
+  }
+  const int after = __shfl_down_sync(0xffffffffu, run, 1);
+  if (j >= 0 && (lane == 31 || after != run)) grad.add(j, v[0], v[1], v[2]);
+}
+
+// Forces and virials of the centres order[0..count) from dE/dx (count x functions). The gradient of
+// the energy with respect to each neighbour's displacement d_j is summed in shared memory: its radial
+// terms by the thread that takes the neighbour, the angular terms of each pair by the lane that takes
+// the pair (for_each_pair), for both of its neighbours. Then the neighbour gets -dE/dd_j, the centre
+// the sum over its neighbours, the neighbour's per-atom virial -(dE/dd_j)_p d_q.
 template <class T, class A, class Sum>
 __global__ void forces_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order,
                               ElementTables<T> tab, const double* scale, double energy_scale, const A* dedx,
                               double* totals, double* atom_virial, Sum add) {
   extern __shared__ double shm[];
   const int c = blockIdx.x, i = order[c];
-  const int nf = tab.count;
-  T* g = reinterpret_cast<T*>(static_cast<char*>(static_cast<void*>(shm)) + staged_bytes<T>(list.capacity));
+  const int nf = tab.count, cap = list.capacity, nfac = tab.factor_count;
+  char* base = static_cast<char*>(static_cast<void*>(shm));
+  Fdf<T>* factor = reinterpret_cast<Fdf<T>*>(base + aligned16(staged_bytes<T>(cap)));
+  T* g = reinterpret_cast<T*>(reinterpret_cast<char*>(factor) +
+                              aligned16(static_cast<std::size_t>(cap) * nfac * sizeof(Fdf<T>)));
+  NeighbourSums<T, Sum::fixed> grad;
+  grad.v = reinterpret_cast<typename NeighbourSums<T, Sum::fixed>::Slot*>(
+      reinterpret_cast<char*>(g) + aligned16(static_cast<std::size_t>(nf) * sizeof(T)));
+  grad.status = add.status;
+  unsigned* queue = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(grad.v) +
+                                                aligned16(NeighbourSums<T, Sum::fixed>::bytes(cap)));
+  const AngularEntry<T>* entries = place_entries(tab, queue + kQueueBytes / sizeof(unsigned));
   for (int s = threadIdx.x; s < nf; s += blockDim.x)
     g[s] = static_cast<T>(energy_scale * scale[s] * static_cast<double>(dedx[static_cast<long>(c) * nf + s]));
-  const Staged<T> nb = stage_neighbours<T>(a, list, element_of, i, tab.cutoff, shm);
+  const Staged<T> nb = stage_neighbours<T>(a, list, element_of, i, tab.cutoff, tab.elements, shm);
   const int n = nb.count;
-  double fi[3] = {0, 0, 0}, w[9] = {};
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     const int ej = nb.element[j];
     const T rj = nb.r[j];
-    const T* dj = nb.d + 3 * j;
-    T radial = 0, cjj = 0;
-    T cjk_d[3] = {0, 0, 0};
-    for (int q = 0; q < tab.radial_count; ++q) {
-      const int s = tab.radial[q];
+    int env_index = -1;
+    Fdf<T> env;
+    T radial = 0;
+    for (int q = tab.radial_start[ej]; q < tab.radial_start[ej + 1]; ++q) {
+      const int s = tab.radial_fn[q];
       const SfParams<T>& f = tab.params[s];
-      if (!sf_accepts(f, ej)) continue;
-      radial += g[s] * weight(tab, f, ej) * radial_term(f, rj).df;
-    }
-    for (int k = 0; k < n && tab.angular_count > 0; ++k) {
-      if (k == j) continue;
-      const int ek = nb.element[k];
-      const T* dk = nb.d + 3 * k;
-      const PairGeometry<T> geo = pair_geometry(dj, rj, dk, nb.r[k]);
-      T jj = 0, jk = 0;
-      for (int q = 0; q < tab.angular_count; ++q) {
-        const int s = tab.angular[q];
-        const SfParams<T>& f = tab.params[s];
-        if (!sf_accepts(f, ej, ek)) continue;
-        const AngularTerm<T> t = angular_term(f, geo);
-        const T gw = g[s] * weight(tab, f, ej, ek);
-        jj += gw * t.jj;
-        jk += gw * t.jk;
+      if (tab.envelope_of[s] != env_index) {
+        env_index = tab.envelope_of[s];
+        env = envelope(tab.envelopes[env_index], rj);
       }
-      cjj += jj;
-      for (int m = 0; m < 3; ++m) cjk_d[m] += jk * dk[m];
+      radial += g[s] * weight(tab, f, ej) * radial_term(f, rj, env).df;
     }
-    double grad[3];
-    for (int m = 0; m < 3; ++m)
-      grad[m] = static_cast<double>((radial / rj + cjj) * dj[m] + cjk_d[m]);
+    const T* dj = nb.d + 3 * j;
+    const double own[3] = {static_cast<double>(radial / rj * dj[0]), static_cast<double>(radial / rj * dj[1]),
+                           static_cast<double>(radial / rj * dj[2])};
+    grad.set(j, own);
+    for (int u = 0; u < nfac; ++u) {
+      const SfParams<T>& f = tab.factors[u];
+      factor[j * nfac + u] = radial_term(f, rj, envelope(tab.envelopes[tab.factor_envelope[u]], rj));
+    }
+  }
+  __syncthreads();
+  const PairRows<T> walk(nb, tab);
+  if (nfac > 0)
+    for_each_pair(nb, tab, walk, queue, [&](int j, int k, bool valid) {
+      T vj[3] = {0, 0, 0};
+      if (valid) {
+        const int ej = nb.element[j], ek = nb.element[k], p = pair_list(tab, ej, ek);
+        const T* dj = nb.d + 3 * j;
+        const T* dk = nb.d + 3 * k;
+        const PairGeometry<T> geo = pair_geometry(dj, nb.r[j], dk, nb.r[k]);
+        const PairAngle<T> angle = (tab.pair_flags[p] & kPairNeedsAngle) ? pair_angle(geo) : PairAngle<T>{};
+        const T zz = tab.atomic_number[ej] * tab.atomic_number[ek];
+        const Fdf<T>* fj = factor + j * nfac;
+        const Fdf<T>* fk = factor + k * nfac;
+        int jk_envelope = -1;
+        Fdf<T> env_jk, factor_jk;
+        AngularPartials<T> sum;  // of g_s w_s times each function's partials
+        for (int q = tab.pair_start[p]; q < tab.pair_start[p + 1]; ++q) {
+          const AngularEntry<T> e = entries[q];
+          if (e.new_jk) {
+            if (e.jk_envelope != jk_envelope) {
+              jk_envelope = e.jk_envelope;
+              env_jk = envelope(tab.envelopes[jk_envelope], geo.rjk);
+            }
+            const T d = geo.rjk - e.rs, x = sf_math::exp(-e.eta * d * d);
+            factor_jk = Fdf<T>{x * env_jk.f, x * (env_jk.df - T(2) * e.eta * d * env_jk.f)};
+          }
+          const Fdf<T> ang = e.zeta_int != 0 ? exponential_angle(e.lambda, e.zeta, e.zeta_int, e.prefactor, geo.cos)
+                                             : window_angle(tab.params[e.function], angle);
+          const Fdf<T> jk = e.jk_envelope >= 0 ? factor_jk : Fdf<T>{T(1), T(0)};
+          sum.add(g[e.function] * (e.weighted ? zz : T(1)), angular_partials(ang, fj[e.factor], fk[e.factor], jk));
+        }
+        const AngularTerm<T> t = angular_gradient(geo, sum);
+        for (int m = 0; m < 3; ++m) vj[m] = t.jj * dj[m] + t.jk * dk[m];
+        grad.add(k, t.jk * dj[0] + t.kk * dk[0], t.jk * dj[1] + t.kk * dk[1], t.jk * dj[2] + t.kk * dk[2]);
+      }
+      add_per_run(grad, valid ? j : -1, vj);
+    });
+  __syncthreads();
+  double fi[3] = {0, 0, 0}, w[9] = {};
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const double gj[3] = {grad.get(j, 0), grad.get(j, 1), grad.get(j, 2)};
     const int atom = nb.atom[j];
-    add(a.fx + atom, -grad[0], device::fixed_scale::kForce);
-    add(a.fy + atom, -grad[1], device::fixed_scale::kForce);
-    add(a.fz + atom, -grad[2], device::fixed_scale::kForce);
+    add(a.fx + atom, -gj[0], device::fixed_scale::kForce);
+    add(a.fy + atom, -gj[1], device::fixed_scale::kForce);
+    add(a.fz + atom, -gj[2], device::fixed_scale::kForce);
+    const T* dj = nb.d + 3 * j;
     const double d[3] = {static_cast<double>(dj[0]), static_cast<double>(dj[1]), static_cast<double>(dj[2])};
     for (int p = 0; p < 3; ++p) {
-      fi[p] += grad[p];
+      fi[p] += gj[p];
       for (int q = 0; q < 3; ++q) {
-        const double v = -grad[p] * d[q];
+        const double v = -gj[p] * d[q];
         w[3 * p + q] += v;
         if (atom_virial) add(atom_virial + static_cast<long>(3 * p + q) * a.n + atom, v, device::fixed_scale::kAtomVirial);
       }

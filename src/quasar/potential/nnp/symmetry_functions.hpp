@@ -293,20 +293,34 @@ struct AngularTerm {
   T value = 0, jj = 0, jk = 0, kk = 0;
 };
 
-namespace sf_detail {
-// Gradient coefficients of a term f(rij, rik, rjk, cos) from its partial derivatives.
+// A term of a pair and its partial derivatives in rij, rik, rjk and cos. Partials of several
+// functions of one pair add (weighted by dE/dG) before angular_gradient turns them into coefficients.
 template <class T>
-QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, T value, T f_rij, T f_rik, T f_rjk, T f_cos) {
+struct AngularPartials {
+  T value = 0, rij = 0, rik = 0, rjk = 0, cos = 0;
+  QUASAR_HD void add(T w, const AngularPartials& o) {
+    value += w * o.value;
+    rij += w * o.rij;
+    rik += w * o.rik;
+    rjk += w * o.rjk;
+    cos += w * o.cos;
+  }
+};
+
+// The gradient coefficients of a term (or a weighted sum of terms) from its partial derivatives.
+template <class T>
+QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, const AngularPartials<T>& d) {
   const T inv_ij = T(1) / g.rij, inv_ik = T(1) / g.rik;
-  const T jk_part = f_rjk != T(0) ? f_rjk / g.rjk : T(0);
+  const T jk_part = d.rjk != T(0) ? d.rjk / g.rjk : T(0);
   AngularTerm<T> o;
-  o.value = value;
-  o.jj = (f_rij - f_cos * g.cos * inv_ij) * inv_ij + jk_part;
-  o.kk = (f_rik - f_cos * g.cos * inv_ik) * inv_ik + jk_part;
-  o.jk = f_cos * inv_ij * inv_ik - jk_part;
+  o.value = d.value;
+  o.jj = (d.rij - d.cos * g.cos * inv_ij) * inv_ij + jk_part;
+  o.kk = (d.rik - d.cos * g.cos * inv_ik) * inv_ik + jk_part;
+  o.jk = d.cos * inv_ij * inv_ik - jk_part;
   return o;
 }
 
+namespace sf_detail {
 // x^n for an integer n >= 0, by squaring.
 template <class T>
 QUASAR_HD T pow_int(T x, int n) {
@@ -320,39 +334,72 @@ QUASAR_HD T pow_int(T x, int n) {
 }
 }  // namespace sf_detail
 
-// The term of the pair {j, k} (unweighted; types 13, 24 and 25 multiply it by Z_j Z_k): an angular
+// The angular factor of the exponential types and its derivative in cos: 2^(1-zeta) (1 + lambda
+// cos)^zeta, with zeta_int = zeta where zeta is an integer >= 1 (else -1); zero where n2p2 drops the
+// pair (1 + lambda cos <= 0).
+template <class T>
+QUASAR_HD Fdf<T> exponential_angle(T lambda, T zeta, int zeta_int, T prefactor, T cos) {
+  Fdf<T> o;
+  const T plambda = T(1) + lambda * cos;
+  if (plambda <= T(0)) return o;
+  const T pz1 = zeta_int >= 1 ? sf_detail::pow_int(plambda, zeta_int - 1) : sf_math::pow(plambda, zeta - T(1));
+  o.f = prefactor * pz1 * plambda;
+  o.df = prefactor * zeta * lambda * pz1;
+  return o;
+}
+
+// The angle window C(theta) of the compact angular types and its derivative in cos; zero outside the
+// window and where n2p2 drops the pair (theta at 0 or 180 degrees).
+template <class T>
+QUASAR_HD Fdf<T> window_angle(const SfParams<T>& p, const PairAngle<T>& angle) {
+  Fdf<T> o;
+  if (!angle.valid || angle.theta < p.theta_left || angle.theta > p.theta_right) return o;
+  const T a = (angle.theta - p.theta_centre) * p.theta_inv_width;
+  const Fdf<T> w = core_fdf(p.shape, sf_math::fabs(a));
+  o.f = w.f;
+  o.df = w.df * sf_math::copysign(p.theta_inv_width, a) * angle.dtheta_dcos;
+  return o;
+}
+
+// The angular factor of any angular type (`angle` is used by the compact ones only).
+template <class T>
+QUASAR_HD Fdf<T> angular_factor(const SfParams<T>& p, T cos, const PairAngle<T>& angle) {
+  if (sf_compact(p.type)) return window_angle(p, angle);
+  return exponential_angle(p.lambda, p.zeta, p.zeta_int, p.prefactor, cos);
+}
+
+// The term of the pair {j, k} (unweighted; types 13, 24 and 25 multiply it by Z_j Z_k): the angular
 // factor times the function's radial factors R = radial_term(p, r) at rij, rik and, for types 3, 13,
-// 21 and 24, at rjk (ignored otherwise): for the exponential types 2^(1-zeta) (1 + lambda cos)^zeta
-// R(rij) R(rik) [R(rjk)] (the Gaussian of the sum of squares is the product of the three), for the
-// compact types C(theta) R(rij) R(rik) [R(rjk)]. A caller evaluates R once per neighbour and function,
-// and R(rjk) once per pair for functions that share eta, rs and the envelope. `angle` is used by the
-// compact types only. Zero where n2p2 drops the pair: a distance outside the support,
-// 1 + lambda cos <= 0, theta outside the window or at 0 or 180 degrees.
+// 21 and 24, at rjk (ignored otherwise); for the exponential types the Gaussian of the sum of squares
+// is the product of the three. A caller evaluates R once per neighbour and function, and R(rjk) once
+// per pair for functions that share eta, rs and the envelope. Zero where n2p2 drops the pair: a
+// distance outside the support, or a zero angular factor. angular_partials gives the term with its
+// partial derivatives and no support checks: with factors that are zero outside their supports (as
+// radial_term gives them) it is the same; its first form takes the angular factor and the factor at
+// r_jk ({1, 0} for the types without one) as they are.
+template <class T>
+QUASAR_HD AngularPartials<T> angular_partials(Fdf<T> a, Fdf<T> rij, Fdf<T> rik, Fdf<T> rjk) {
+  AngularPartials<T> d;
+  const T ij_ik = rij.f * rik.f, rr = ij_ik * rjk.f;
+  d.value = a.f * rr;
+  d.rij = a.f * rij.df * rik.f * rjk.f;
+  d.rik = a.f * rij.f * rik.df * rjk.f;
+  d.rjk = a.f * ij_ik * rjk.df;
+  d.cos = a.df * rr;
+  return d;
+}
+template <class T>
+QUASAR_HD AngularPartials<T> angular_partials(const SfParams<T>& p, T cos, const PairAngle<T>& angle, Fdf<T> rij,
+                                              Fdf<T> rik, Fdf<T> rjk) {
+  if (!sf_uses_rjk(p.type)) rjk = Fdf<T>{T(1), T(0)};
+  return angular_partials(angular_factor(p, cos, angle), rij, rik, rjk);
+}
 template <class T>
 QUASAR_HD AngularTerm<T> angular_term(const SfParams<T>& p, const PairGeometry<T>& g, const PairAngle<T>& angle,
                                       Fdf<T> rij, Fdf<T> rik, Fdf<T> rjk) {
-  const bool narrow = sf_uses_rjk(p.type);
   if (!in_support(p, g.rij) || !in_support(p, g.rik)) return AngularTerm<T>{};
-  if (!narrow) rjk = Fdf<T>{T(1), T(0)};
-  else if (!in_support(p, g.rjk)) return AngularTerm<T>{};
-  T ang, dang_dcos;  // the angular factor and its derivative in cos
-  if (sf_compact(p.type)) {
-    if (!angle.valid || angle.theta < p.theta_left || angle.theta > p.theta_right) return AngularTerm<T>{};
-    const T a = (angle.theta - p.theta_centre) * p.theta_inv_width;
-    const Fdf<T> w = core_fdf(p.shape, sf_math::fabs(a));
-    ang = w.f;
-    dang_dcos = w.df * sf_math::copysign(p.theta_inv_width, a) * angle.dtheta_dcos;
-  } else {
-    const T plambda = T(1) + p.lambda * g.cos;
-    if (plambda <= T(0)) return AngularTerm<T>{};
-    const T pz1 =
-        p.zeta_int >= 1 ? sf_detail::pow_int(plambda, p.zeta_int - 1) : sf_math::pow(plambda, p.zeta - T(1));
-    ang = p.prefactor * pz1 * plambda;
-    dang_dcos = p.prefactor * p.zeta * p.lambda * pz1;
-  }
-  const T rr = rij.f * rik.f * rjk.f;
-  return sf_detail::angular_gradient(g, ang * rr, ang * rij.df * rik.f * rjk.f, ang * rij.f * rik.df * rjk.f,
-                                     narrow ? ang * rij.f * rik.f * rjk.df : T(0), dang_dcos * rr);
+  if (sf_uses_rjk(p.type) && !in_support(p, g.rjk)) return AngularTerm<T>{};
+  return angular_gradient(g, angular_partials(p, g.cos, angle, rij, rik, rjk));
 }
 
 // The same, evaluating the radial factors and the angle itself.
