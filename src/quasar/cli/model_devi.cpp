@@ -39,7 +39,8 @@ int model_devi_command(const std::vector<std::string>& argv) {
       rest.push_back(argv[i]);
     }
   }
-  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device", "--precision", "--format", "--type-map", "--units"});
+  const Args a = Args::parse(rest, {"--help"},
+                             {"--structure", "--output", "--device", "--precision", "--format", "--type-map", "--units"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
