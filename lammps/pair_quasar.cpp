@@ -1,9 +1,11 @@
-/* pair_style quasar MODEL [device auto|cpu|cuda] [precision double|mixed32|mixed16]
+/* pair_style quasar MODEL [device auto|cpu|cuda] [precision double|mixed32|mixed16] [OPTION VALUE ...]
    pair_coeff * * NAME_OF_TYPE_1 NAME_OF_TYPE_2 ...   (names the model knows: elements, type_map)
    (pair_style quasar/dp is the same style.)
 
    MODEL is any model Quasar reads whose families support ghost atoms: a Deep Potential, an EAM
-   file, a TOML file of [potential] tables (a force field of several terms). Each rank evaluates the
+   file, an n2p2 folder, a TOML file of [potential] tables (a force field of several terms). OPTIONs
+   are the model file's options of `quasar eval` (`units bohr,Ha` for n2p2 files in bohr and
+   hartree); LAMMPS itself stays in metal units. Each rank evaluates the
    model for its local atoms as centres, with LAMMPS's ghost atoms as their neighbours
    (quasar::GhostEvaluator): forces and per-atom virials of ghosts go back to LAMMPS, which sums them
    onto their owners (newton pair on). Needs metal units. */
@@ -11,9 +13,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "atom.h"
@@ -58,12 +62,21 @@ void PairQuasar::allocate()
 void PairQuasar::settings(int narg, char **arg)
 {
   if (narg < 1 || narg % 2 == 0)
-    error->all(FLERR, "Illegal pair_style " + style + " command: " + style + " MODEL [device D] [precision P]");
+    error->all(FLERR, "Illegal pair_style " + style + " command: " + style +
+                          " MODEL [device D] [precision P] [OPTION VALUE ...]");
   std::string device = "auto", precision = "double";
+  std::vector<std::pair<std::string, std::string>> options;  // the model file's options
+  const std::vector<std::string> option_names = quasar::GhostEvaluator::model_option_names();
   for (int k = 1; k < narg; k += 2) {
     if (strcmp(arg[k], "device") == 0) device = arg[k + 1];
     else if (strcmp(arg[k], "precision") == 0) precision = arg[k + 1];
-    else error->all(FLERR, "Unknown pair_style " + style + " keyword: " + arg[k]);
+    else if (std::find(option_names.begin(), option_names.end(), arg[k]) != option_names.end())
+      options.emplace_back(arg[k], arg[k + 1]);
+    else {
+      std::string valid = "device, precision";
+      for (const std::string &n : option_names) valid += ", " + n;
+      error->all(FLERR, "Unknown pair_style " + style + " keyword: " + arg[k] + " (valid: " + valid + ")");
+    }
   }
   // One GPU per rank of a node.
   MPI_Comm node;
@@ -72,7 +85,7 @@ void PairQuasar::settings(int narg, char **arg)
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_free(&node);
   try {
-    engine.reset(new quasar::GhostEvaluator(arg[0], device, precision, local_rank));
+    engine.reset(new quasar::GhostEvaluator(arg[0], device, precision, local_rank, options));
   } catch (const std::exception &e) {
     error->all(FLERR, "pair_style " + style + ": " + e.what());
   }

@@ -1,8 +1,8 @@
-/* Pair style quasar: any model Quasar reads (a Deep Potential's .dp/.yaml, an EAM file, a TOML file
-   of several terms) evaluated by Quasar, on the GPU when one is usable; quasar/dp is the same style
-   under the name it had when it took Deep Potentials only. Loaded with `plugin load
-   quasarplugin.so`, or built into LAMMPS by copying this file and pair_quasar.cpp into its src/
-   folder and linking libquasar (the only Quasar header they include,
+/* Pair style quasar: any model Quasar reads (a Deep Potential's .dp/.yaml, an EAM file, an n2p2
+   potential's folder, a TOML file of several terms) evaluated by Quasar, on the GPU when one is
+   usable; quasar/dp is the same style under the name it had when it took Deep Potentials only.
+   Loaded with `plugin load quasarplugin.so`, or built into LAMMPS by copying this file and
+   pair_quasar.cpp into its src/ folder and linking libquasar (the only Quasar header they include,
    quasar/potential/ghost_evaluator.hpp, is C++11). */
 #ifdef PAIR_CLASS
 // clang-format off

@@ -22,7 +22,7 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.version = LAMMPS_VERSION;
   plugin.style = "pair";
   plugin.name = "quasar";
-  plugin.info = "Quasar pair style: any model Quasar reads (Deep Potential, EAM, TOML force fields), CPU or GPU";
+  plugin.info = "Quasar pair style: any model Quasar reads (Deep Potential, EAM, n2p2, TOML force fields), CPU or GPU";
   plugin.author = "Quasar developers";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &quasar_creator;
   plugin.handle = handle;

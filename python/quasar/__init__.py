@@ -1,7 +1,9 @@
-"""Quasar from Python: potentials (Deep Potential, EAM, Lennard-Jones, ...) and MD on the CPU or GPU.
+"""Quasar from Python: potentials (Deep Potential, Behler-Parrinello, EAM, Lennard-Jones, ...) and MD on
+the CPU or GPU.
 
     import quasar
     pot = quasar.Potential("model.dp")                     # or .yaml, .eam, .eam.alloy, a TOML file
+    pot = quasar.Potential("H2O_RPBE-D3", options={"units": "bohr,Ha"})   # n2p2's files in bohr, Ha
     r = pot.compute(positions, symbols, cell=cell)         # energy (eV), terms, forces (eV/Å), virial (eV)
     sim = quasar.Simulation(pot, positions, symbols, cell, integrator="langevin", temperature_K=300)
     sim.run(1000, observer=lambda s: print(s.thermo()["temperature"]), every=100)
@@ -72,26 +74,43 @@ def _structure(positions, symbols, cell, pbc):
 
 def families() -> list[dict]:
     """The potential families this Quasar knows, in the order it lists them: for each its TOML type
-    (name, aliases), description, capabilities (gpu, precisions, ghost_atoms, per_atom, training) and
-    model_files (the endings of the model files it reads, or files that mark a model folder)."""
+    (name, aliases), description, capabilities (gpu, precisions, ghost_atoms, per_atom, training),
+    model_files (the endings of the model files it reads, or files that mark a model folder) and
+    model_options (the options its model files take: Potential(..., options=))."""
     return [dict(f) for f in _quasar.families()]
+
+
+def _model_options(options: Optional[Mapping[str, Any]]) -> dict[str, str]:
+    """Model options as the engine takes them: names to text; a sequence value is joined with commas."""
+    out = {}
+    for name, v in (options or {}).items():
+        if isinstance(v, (list, tuple)):
+            v = ",".join(str(x) for x in v)
+        elif not isinstance(v, str):
+            raise TypeError(f"option {name!r}: expected a string or a sequence of strings, not {type(v).__name__}")
+        out[str(name)] = v
+    return out
 
 
 class Potential:
     """A potential loaded once and evaluated for any number of structures.
 
     model: a model file (or folder) of any registered family (`families()`: a DeePMD-kit model .dp or
-    .yaml, an EAM file .eam funcfl or .eam.alloy setfl, ...) or a TOML file with a [potential] table
-    or several [[potential]] tables (a force field whose terms add; Result.terms gives each one's
-    energy). device: "auto" (the GPU when one is usable), "cpu" or "cuda". precision (GPU):
-    "double", "mixed32" or "mixed16", for the terms whose family offers it. deterministic: GPU sums in
-    64-bit fixed point, so that evaluations and the simulations run with this potential are
-    bit-identical from run to run (the input file's `deterministic = true`; the CPU always is).
+    .yaml, an EAM file .eam funcfl or .eam.alloy setfl, an n2p2 folder holding input.nn, ...) or a
+    TOML file with a [potential] table or several [[potential]] tables (a force field whose terms add;
+    Result.terms gives each one's energy). device: "auto" (the GPU when one is usable), "cpu" or
+    "cuda". precision (GPU): "double", "mixed32" or "mixed16", for the terms whose family offers it.
+    deterministic: GPU sums in 64-bit fixed point, so that evaluations and the simulations run with
+    this potential are bit-identical from run to run (the input file's `deterministic = true`; the
+    CPU always is). options: the model file's options, those of `quasar eval` (`families()` lists
+    each family's model_options), e.g. {"units": "bohr,Ha"} for n2p2 files in bohr and hartree (a
+    pair of names may be given as a tuple); results are in Å and eV all the same.
     """
 
     def __init__(self, model: str | os.PathLike, device: str = "auto", precision: str = "double",
-                 deterministic: bool = False):
-        self._p = _quasar.Potential.load(os.fspath(model), device, precision, bool(deterministic))
+                 deterministic: bool = False, options: Optional[Mapping[str, Any]] = None):
+        self._p = _quasar.Potential.load(os.fspath(model), device, precision, bool(deterministic),
+                                         _model_options(options))
 
     @classmethod
     def from_config(cls, table: Mapping[str, Any], base_dir: str | os.PathLike = ".", device: str = "auto",

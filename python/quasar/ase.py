@@ -2,6 +2,7 @@
 
     from quasar.ase import QuasarCalculator
     atoms.calc = QuasarCalculator("model.dp")            # device="auto", precision="double"
+    atoms.calc = QuasarCalculator("H2O_RPBE-D3", options={"units": "bohr,Ha"})   # an n2p2 folder
     atoms.get_potential_energy(); atoms.get_forces(); atoms.get_stress()
 
 Works with ASE's optimisers, dynamics and filters. Stress follows ASE's convention (eV/Å^3,
@@ -10,7 +11,7 @@ Works with ASE's optimisers, dynamics and filters. Stress follows ASE's conventi
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Mapping, Optional
 
 import numpy as np
 from ase.calculators.calculator import Calculator, PropertyNotImplementedError, all_changes
@@ -24,16 +25,23 @@ __all__ = ["QuasarCalculator"]
 class QuasarCalculator(Calculator):
     """energy, free_energy, forces, stress; per atom: energies and stresses.
 
-    model: a file for quasar.Potential (DeePMD-kit .dp/.yaml, EAM, a TOML [potential] file) or a
-    quasar.Potential already loaded (shared, loaded once).
+    model: a file for quasar.Potential (DeePMD-kit .dp/.yaml, EAM, an n2p2 folder, a TOML
+    [potential] file) or a quasar.Potential already loaded (shared, loaded once); options: the model
+    file's options, as quasar.Potential takes them ({"units": "bohr,Ha"} for n2p2 files in bohr and
+    hartree; ASE still sees Å and eV).
     """
 
     implemented_properties = ["energy", "free_energy", "energies", "forces", "stress", "stresses"]
 
     def __init__(self, model: str | os.PathLike | Potential, device: str = "auto", precision: str = "double",
-                 **kwargs: Any):
+                 options: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         super().__init__(**kwargs)
-        self.potential = model if isinstance(model, Potential) else Potential(model, device, precision)
+        if isinstance(model, Potential):
+            if options:
+                raise ValueError("options apply when the calculator loads the model, not to a loaded Potential")
+            self.potential = model
+        else:
+            self.potential = Potential(model, device, precision, options=options)
 
     def calculate(self, atoms=None, properties=("energy",), system_changes=all_changes) -> None:
         super().calculate(atoms, properties, system_changes)

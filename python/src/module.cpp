@@ -4,12 +4,14 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -148,9 +150,11 @@ class PyPotential {
   bool deterministic;  // fixed-point GPU sums, also for the simulations it drives
 };
 
+// options: the model file's options (ModelOptions: "units" -> "bohr,Ha" for n2p2's files), which
+// its family must take.
 PyPotential load(const std::string& path, const std::string& device, const std::string& precision,
-                 bool deterministic) {
-  return PyPotential(load_force_field(path), device, precision, deterministic);
+                 bool deterministic, const std::map<std::string, std::string>& options) {
+  return PyPotential(load_force_field(path, options), device, precision, deterministic);
 }
 
 PyPotential from_toml(const std::string& text, const std::string& base_dir, const std::string& device,
@@ -366,6 +370,7 @@ std::vector<nb::dict> families() {
     d["per_atom"] = f.capabilities.per_atom;
     d["training"] = f.capabilities.training;
     d["model_files"] = files;
+    d["model_options"] = f.model_options;
     out.push_back(std::move(d));
   }
   return out;
@@ -381,7 +386,7 @@ NB_MODULE(_quasar, m) {
   m.def("built_with_cuda", &quasar::built_with_cuda);
   m.def("families", &families);
   nb::class_<PyPotential>(m, "Potential")
-      .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a)
+      .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a, "options"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)
       .def("compute", &PyPotential::compute, "positions"_a, "cell"_a, "pbc"_a, "symbols"_a, "per_atom"_a)
       .def("compute_many", &PyPotential::compute_many, "structures"_a, "per_atom"_a)

@@ -275,7 +275,8 @@ run 0
                                     "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp"),
     ({"style": "{dir}/bonds.toml"}, "bonds.toml: the term 'bond' (bond/harmonic) does not support ghost atoms, which a "
                                     "domain-decomposed code needs (families that do: lj, eam, deepmd, nnp)"),
-    ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour"),
+    ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour (valid: device, precision, units)"),
+    ({"style": "{model} units bohr,Ha"}, "model.dp: deepmd models take no option 'units' (they take none)"),
     ({"style": "{model} device"}, "Illegal pair_style {name} command"),
     ({"style": "{model} device tpu"}, "unknown device 'tpu' (valid: auto, cpu, cuda)"),
     ({"style": "{model} precision half"}, "unknown precision 'half' (valid: double, mixed32, mixed16)"),

@@ -5,7 +5,7 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
-#include "quasar/core/units.hpp"
+#include "quasar/cli/file_units.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/registry.hpp"
@@ -27,31 +27,6 @@ of each named term), forces, virial (and atom_energy, atom_virial with --per-ato
 when FILE has several frames. The text output lists the terms when there are several.
 --deterministic: GPU sums in 64-bit fixed point, so that repeated evaluations give the same bits.
 )";
-
-// --units: the structure file's lengths are in `u.length` Å; the results go back in its units.
-void to_engine_units(std::vector<Structure>& frames, double length) {
-  for (Structure& s : frames) {
-    for (Vec3& r : s.positions) r = r * length;
-    Box b = s.box;
-    b.origin = b.origin * length;
-    Mat3 h = b.h;
-    for (auto& row : h.r) row = row * length;
-    b.set_matrix(h);
-    s.box = b;
-  }
-}
-
-void to_file_units(Evaluation& e, const units::FileUnits& u) {
-  e.energy /= u.energy;
-  for (TermEnergy& t : e.terms) t.energy /= u.energy;
-  for (Vec3& f : e.forces) f = f * (u.length / u.energy);
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) e.virial(r, c) /= u.energy;
-  for (double& v : e.atom_energy) v /= u.energy;
-  for (Mat3& m : e.atom_virial)
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) m(r, c) /= u.energy;
-}
 
 nlohmann::json to_json(const Evaluation& e, bool per_atom) {
   nlohmann::json j;
@@ -83,23 +58,14 @@ int eval_command(const std::vector<std::string>& argv) {
   if (!a.positional.empty()) throw UsageError("eval takes no positional arguments");
   if (!a.has("--model") || !a.has("--structure")) throw UsageError("eval needs --model and --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
-  ModelOptions options;
-  units::FileUnits file_units;
-  if (a.has("--units")) {
-    options["units"] = a.get("--units");
-    try {
-      file_units = units::parse_file_units(a.get("--units"));
-    } catch (const Error& e) {
-      throw UsageError(std::string("--units: ") + e.what());
-    }
-  }
-  ForceField ff = load_force_field(a.get("--model"), options);
+  const FileUnitsOption u = file_units_option(a);
+  ForceField ff = load_force_field(a.get("--model"), u.model_options());
   set_model_precision(ff, a.get("--precision", "double"));
   const std::string path = a.get("--structure");
   std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
-  to_engine_units(frames, file_units.length);
-  const std::string energy_name = a.has("--units") ? a.get("--units").substr(a.get("--units").find(',') + 1) : "eV";
-  const std::string length_name = a.has("--units") ? a.get("--units").substr(0, a.get("--units").find(',')) : "Å";
+  to_engine_units(frames, u.units.length);
+  const std::string& energy_name = u.energy_name;
+  const std::string& length_name = u.length_name;
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
   // The frames go to the device in batches (potential/evaluate.hpp): one set of launches per batch.
@@ -107,7 +73,7 @@ int eval_command(const std::vector<std::string>& argv) {
   for (const std::span<const Structure> batch : split_batches(frames)) {
     std::vector<Evaluation> got = evaluate_batch(ff, batch, backend, per_atom, a.has("--deterministic"));
     for (Evaluation& e : got) {
-      to_file_units(e, file_units);
+      to_file_units(e, u.units);
       results.push_back(std::move(e));
     }
   }

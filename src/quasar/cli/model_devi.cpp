@@ -5,6 +5,7 @@
 
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
+#include "quasar/cli/file_units.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/model_devi.hpp"
@@ -13,7 +14,7 @@
 namespace quasar::cli {
 
 namespace {
-const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--format F] [--type-map A,B,...] [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
+const char* kHelp = R"(usage: quasar model-devi --models M1 M2 [M3 ...] --structure FILE [--format F] [--type-map A,B,...] [--units LENGTH,ENERGY] [--output FILE] [--device cpu|cuda|auto] [--precision double|mixed32|mixed16]
 
 Model deviation of every frame of FILE (extended XYZ, LAMMPS data, a LAMMPS text dump, whose
 --type-map names the numbered types 1, 2, ..., a deepmd/npy system or an n2p2 input.data; the
@@ -22,6 +23,9 @@ frames are evaluated many at a time, as one batch) for active learning, in the l
   step max_devi_v min_devi_v avg_devi_v max_devi_f min_devi_f avg_devi_f
 (virial deviations in eV per atom, force deviations in eV/Å). The step is the frame's `step` key
 when it has one (a dump's timestep), else its index. Written to --output (atomically) or printed.
+--units bohr,Ha (lengths angstrom or bohr, energies eV or Ha), as for quasar eval: the units of the
+models' files where they do not state them (n2p2's) and of FILE's numbers; the deviations are then
+in those units too (Ha per atom, Ha/bohr).
 )";
 }  // namespace
 
@@ -35,7 +39,8 @@ int model_devi_command(const std::vector<std::string>& argv) {
       rest.push_back(argv[i]);
     }
   }
-  const Args a = Args::parse(rest, {"--help"}, {"--structure", "--output", "--device", "--precision", "--format", "--type-map"});
+  const Args a = Args::parse(rest, {"--help"},
+                             {"--structure", "--output", "--device", "--precision", "--format", "--type-map", "--units"});
   if (a.has("--help")) {
     std::cout << kHelp;
     return 0;
@@ -43,22 +48,29 @@ int model_devi_command(const std::vector<std::string>& argv) {
   if (models.size() < 2) throw UsageError("model-devi needs at least two --models");
   if (!a.has("--structure")) throw UsageError("model-devi needs --structure");
   const Backend backend = parse_backend(a.get("--device", "auto"));
+  const FileUnitsOption u = file_units_option(a);
   std::vector<ForceField> fields;  // a model may be a TOML force field of several terms
   for (const auto& m : models) {
-    fields.push_back(load_force_field(m));
+    fields.push_back(load_force_field(m, u.model_options()));
     set_model_precision(fields.back(), a.get("--precision", "double"));
   }
   std::vector<ForceField*> pots;
   for (ForceField& f : fields) pots.push_back(&f);
   const std::string path = a.get("--structure");
-  const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
+  std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"), type_map(a.get("--type-map")));
+  to_engine_units(frames, u.units.length);
   std::ostringstream out;
   out << "#" << std::setw(11) << "step" << std::setw(19) << "max_devi_v" << std::setw(19) << "min_devi_v" << std::setw(19)
       << "avg_devi_v" << std::setw(19) << "max_devi_f" << std::setw(19) << "min_devi_f" << std::setw(19) << "avg_devi_f"
       << "\n";
   std::vector<ModelDeviation> deviations;  // the frames go in batches: one set of launches per batch and model
   for (const std::span<const Structure> batch : split_batches(frames))
-    for (const ModelDeviation& d : model_deviations(pots, batch, backend)) deviations.push_back(d);
+    for (ModelDeviation d : model_deviations(pots, batch, backend)) {
+      // eV/Å and eV per atom to the file's units
+      for (double* f : {&d.max_f, &d.min_f, &d.avg_f}) *f *= u.units.length / u.units.energy;
+      for (double* v : {&d.max_v, &d.min_v, &d.avg_v}) *v /= u.units.energy;
+      deviations.push_back(d);
+    }
   for (std::size_t k = 0; k < frames.size(); ++k) {
     const ModelDeviation& d = deviations[k];
     const auto it = frames[k].info.find("step");

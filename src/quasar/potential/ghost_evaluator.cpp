@@ -1,5 +1,6 @@
 #include "quasar/potential/ghost_evaluator.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -113,11 +114,14 @@ struct GhostEvaluator::Impl {
 };
 
 GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision,
-                               int local_rank)
+                               int local_rank, const std::vector<std::pair<std::string, std::string>>& options)
     : impl_(std::make_unique<Impl>()) {
   impl_->backend = parse_backend(device);
   if (impl_->backend == Backend::Cuda) device::select_gpu(local_rank);
-  impl_->force_field = load_force_field(model);
+  ModelOptions model_options;
+  for (const auto& [name, value] : options)
+    if (!model_options.emplace(name, value).second) throw Error("the model option '" + name + "' is given twice");
+  impl_->force_field = load_force_field(model, model_options);
   for (const ForceField::Term& t : impl_->force_field.terms()) {
     const PotentialFamily* f = potential_registry().family_of(*t.potential);
     if (!f || !f->capabilities.ghost_atoms)
@@ -132,6 +136,14 @@ GhostEvaluator::GhostEvaluator(const std::string& model, const std::string& devi
 }
 
 GhostEvaluator::~GhostEvaluator() = default;
+
+std::vector<std::string> GhostEvaluator::model_option_names() {
+  std::vector<std::string> names;
+  for (const PotentialFamily& f : potential_registry().families())
+    for (const std::string& n : f.model_options)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
 
 double GhostEvaluator::cutoff() const { return impl_->force_field.cutoff(); }
 bool GhostEvaluator::on_gpu() const { return impl_->backend == Backend::Cuda; }

@@ -4,6 +4,7 @@
 // and includes nothing of Quasar's, so that it compiles inside LAMMPS whatever its C++ standard.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace quasar {
@@ -13,8 +14,14 @@ class GhostEvaluator {
   // model: any model Quasar reads (a family's model file, or a TOML file of [potential] tables)
   // whose families support ghost atoms (the registry's capabilities); device: auto, cpu or cuda
   // (then GPU local_rank mod the node's GPUs); precision: double, mixed32 or mixed16 (for the terms
-  // whose families offer it). Throws std::runtime_error with the reason.
-  GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision, int local_rank);
+  // whose families offer it); options: the model file's options (name, value), as `quasar eval`'s
+  // (("units", "bohr,Ha") for n2p2's files), each one its family must take. Throws std::runtime_error
+  // with the reason.
+  GhostEvaluator(const std::string& model, const std::string& device, const std::string& precision, int local_rank,
+                 const std::vector<std::pair<std::string, std::string> >& options =
+                     std::vector<std::pair<std::string, std::string> >());
+  // The names of the model options any family built in takes ("units"), for a code's keyword checks.
+  static std::vector<std::string> model_option_names();
   ~GhostEvaluator();
   double cutoff() const;
   bool on_gpu() const;

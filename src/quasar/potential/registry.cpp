@@ -141,10 +141,14 @@ ForceField make_force_field(const ConfigTable& root, const std::filesystem::path
 namespace {
 void check_options(const std::string& path, const std::string& family, const std::vector<std::string>& accepted,
                    const ModelOptions& options) {
-  for (const auto& [name, value] : options)
-    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end())
-      throw Error(path + ": " + family + " models take no option '" + name + "'" +
-                  (family == "TOML" ? " (set it in the [potential] table)" : ""));
+  for (const auto& [name, value] : options) {
+    if (std::find(accepted.begin(), accepted.end(), name) != accepted.end()) continue;
+    std::string valid;
+    for (const std::string& a : accepted) valid += (valid.empty() ? "" : ", ") + a;
+    throw Error(path + ": " + family + " models take no option '" + name + "'" +
+                (family == "TOML" ? " (set it in the [potential] table)"
+                                  : valid.empty() ? " (they take none)" : " (valid: " + valid + ")"));
+  }
 }
 }  // namespace
 

@@ -54,9 +54,15 @@ void register_family(PotentialRegistry& registry) {
   f.model_folder_files = {"input.nn"};
   f.model_options = {"units"};
   f.from_file = [](const std::string& path, const ModelOptions& options) -> std::unique_ptr<Potential> {
-    const auto u = options.find("units");
-    return std::make_unique<NnpPotential>(
-        NnpPotential::from_files(path, u == options.end() ? units::FileUnits{} : units::parse_file_units(u->second)));
+    units::FileUnits u;
+    if (const auto it = options.find("units"); it != options.end()) {
+      try {
+        u = units::parse_file_units(it->second);
+      } catch (const Error& e) {
+        throw Error(path + ": option 'units': " + e.what());
+      }
+    }
+    return std::make_unique<NnpPotential>(NnpPotential::from_files(path, u));
   };
   registry.add(std::move(f));
 }
