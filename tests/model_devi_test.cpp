@@ -168,10 +168,12 @@ TEST_P(NnpModelDeviation, ThreeModelsOnTwoFramesAsByHand) {
   for (Vec3& r : frames[1].positions) r = r + Vec3{u(rng), u(rng), u(rng)};
   const std::vector<ModelDeviation> got = model_deviations(models, frames, GetParam());
   ASSERT_EQ(got.size(), 2u);
-  // The same model twice deviates by exactly nothing.
+  // The same model twice deviates by exactly nothing on the CPU; on the GPU the order of its atomic
+  // sums varies (measured on the H100: 4.6e-16 eV/Å and 2.8e-17 eV/atom).
   const ModelDeviation same = model_deviation(std::span<ForceField* const>(models.data(), 2), frames[0], GetParam());
-  EXPECT_EQ(same.max_f, 0.0);
-  EXPECT_EQ(same.max_v, 0.0);
+  const double same_tol = GetParam() == Backend::Cpu ? 0.0 : 2e-14;
+  EXPECT_LE(same.max_f, same_tol);
+  EXPECT_LE(same.max_v, same_tol);
   // Measured on the CPU: forces 2.7e-17 eV/Å, virials 8.3e-17 eV/atom (the batch rounds otherwise than
   // one frame alone). The GPU's forces differ from the CPU's by up to 8.2e-14 eV/Å (conformance_test),
   // which bounds what they change in a deviation.
