@@ -44,10 +44,10 @@ int train_command(const std::vector<std::string>& argv) {
   if (backend == Backend::Cpu && job.precision != Precision::Double)
     std::cout << "note: the CPU trains in double precision\n";
   const Precision used = job.precision;
-  train::Trainer t(std::move(job), a.get("--restart"));
+  const std::unique_ptr<train::TrainingRun> run = train::make_run(std::move(job), a.get("--restart"));
   std::cout << "training on " << backend_name(backend)
             << (backend == Backend::Cuda ? std::string(" in ") + precision_name(used) : "") << "\n";
-  const std::vector<std::string> files = t.run(a.get("--output", "model"), &std::cout);
+  const std::vector<std::string> files = run->run(a.get("--output", "model"), &std::cout);
   std::cout << "wrote";
   for (std::size_t k = 0; k < files.size(); ++k) std::cout << (k ? " and " : " ") << files[k];
   std::cout << "\n";
