@@ -24,6 +24,13 @@ the energy per atom and of the forces for validation and training data, learning
 checkpoints (training.save_ckpt, every save_freq steps; --restart continues one exactly) and the
 model's files named from PREFIX (default: model; a Deep Potential: PREFIX.yaml and PREFIX.dp,
 which DeePMD-kit also reads).
+
+n2p2's input.nn with its training keywords (or the folder holding it, with input.data and
+scaling.data, computed as nnp-scaling does when missing) trains a Behler-Parrinello potential as
+nnp-train does: epochs of single Kalman-filter or gradient-descent updates on energies and force
+components, the Kalman filter on the GPU when one is usable, in double precision. Writes into the
+folder PREFIX learning-curve.out, weights.ZZZ.NNNNNN.out and the comparison files as the write_*
+keywords ask, and the potential (input.nn, scaling.data, weights.ZZZ.data) that n2p2 also reads.
 )";
 }  // namespace
 
