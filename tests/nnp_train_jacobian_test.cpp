@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "nnp_train_support.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/io/n2p2_data.hpp"
 #include "quasar/nn/kalman.hpp"
@@ -22,7 +23,6 @@
 #include "quasar/potential/nnp/train/settings.hpp"
 #include "quasar/potential/nnp/train/training.hpp"
 #include "quasar/potential/nnp/train/updaters.hpp"
-#include "nnp_train_support.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -119,8 +119,8 @@ TEST(NnpTrainJacobian, EnergyAndForceGradientsMatchFiniteDifferences) {
     de.add(je[k] / largest_e,
            weight_derivative(nets, weights, k, h, [&] { return nets.energy(w.structure, w.inputs); }) / largest_e);
     df.add(jf[k] / largest_f, weight_derivative(nets, weights, k, h, [&] {
-             return nets.force(w.structure, w.inputs, atom, component);
-           }) / largest_f);
+                                return nets.force(w.structure, w.inputs, atom, component);
+                              }) / largest_f);
   }
   // Measured 4e-13 and 1.2e-12.
   EXPECT_TRUE(de.within(4e-11));
@@ -246,7 +246,8 @@ TEST_P(NnpKalman, UpdatesFollowTheDenseFormula) {
     DenseKalman dense(n, s, w0);
     Array<double> state(GetParam(), n), error(GetParam()), jacobian(GetParam());
     state.upload(w0.data(), n);
-    test::MaxError ew("Kalman state against the dense formula"), ep("Kalman P (lower triangle) against the dense formula");
+    test::MaxError ew("Kalman state against the dense formula"),
+        ep("Kalman P (lower triangle) against the dense formula");
     for (int m : {1, 3, 2, 1}) {
       std::vector<double> xi(m), h(std::size_t(n) * m);
       for (double& x : xi) x = u(rng);

@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "nnp_train_support.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/io/n2p2_data.hpp"
 #include "quasar/nn/kalman.hpp"
@@ -24,7 +25,6 @@
 #include "quasar/potential/nnp/train/settings.hpp"
 #include "quasar/potential/nnp/train/training.hpp"
 #include "quasar/potential/nnp/train/updaters.hpp"
-#include "nnp_train_support.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -119,7 +119,8 @@ TEST(NnpTrainSettings, BadKeywordsNameTheKeywordAndLine) {
   }
   // Threshold selection without its trials; a missing required keyword.
   const fs::path no_trials = training_copy("H2O_RPBE-D3", "keywords", {{"rmse_threshold_trials", ""}}, false);
-  EXPECT_NE(settings_error(no_trials).find("needs rmse_threshold_trials"), std::string::npos) << settings_error(no_trials);
+  EXPECT_NE(settings_error(no_trials).find("needs rmse_threshold_trials"), std::string::npos)
+      << settings_error(no_trials);
   const fs::path no_epochs = training_copy("H2O_RPBE-D3", "keywords", {{"epochs", ""}}, false);
   EXPECT_NE(settings_error(no_epochs).find("missing training keyword epochs"), std::string::npos);
   // Gradient descent takes jacobian_mode 0, as in n2p2.
@@ -185,7 +186,6 @@ TEST(NnpTrainData, NormalisationAsNnpNorm) {
     EXPECT_TRUE(err.within(1e-14));
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------------
 // Training on n2p2's water set (20 structures, input.nn's Kalman filter, 2 epochs), and its files.
@@ -282,13 +282,19 @@ TEST(NnpTrainRun, OtherUpdatersAndStrategiesTrain) {
   QUASAR_REQUIRE_TRAINING_DATA();
   const std::vector<std::vector<std::pair<std::string, std::string>>> variants = {
       {{"update_strategy", "update_strategy 1"}},
-      {{"updater_type", "updater_type 0"}, {"jacobian_mode", "jacobian_mode 0"}, {"selection_mode", "selection_mode 0"}},
-      {{"updater_type", "updater_type 0"}, {"jacobian_mode", "jacobian_mode 0"}, {"gradient_type", "gradient_type 0"},
+      {{"updater_type", "updater_type 0"},
+       {"jacobian_mode", "jacobian_mode 0"},
+       {"selection_mode", "selection_mode 0"}},
+      {{"updater_type", "updater_type 0"},
+       {"jacobian_mode", "jacobian_mode 0"},
+       {"gradient_type", "gradient_type 0"},
        {"gradient_eta", "gradient_eta 1e-7"}},
       {{"selection_mode", "selection_mode 1"}},
-      {{"kalman_type", "kalman_type 1"}, {"kalman_lambda_short", "kalman_lambda_short 0.96"},
+      {{"kalman_type", "kalman_type 1"},
+       {"kalman_lambda_short", "kalman_lambda_short 0.96"},
        {"kalman_nue_short", "kalman_nue_short 0.995"}},
-      {{"jacobian_mode", "jacobian_mode 2"}, {"task_batch_size_energy", "task_batch_size_energy 2"},
+      {{"jacobian_mode", "jacobian_mode 2"},
+       {"task_batch_size_energy", "task_batch_size_energy 2"},
        {"task_batch_size_force", "task_batch_size_force 3"}},
   };
   int k = 0;
@@ -312,7 +318,8 @@ TEST(NnpTrainRun, CommandLine) {
   QUASAR_REQUIRE_TRAINING_DATA();
   const fs::path dir = training_copy("H2O_RPBE-D3", "cli", {{"epochs", "epochs 0"}, {"memorize_symfunc_results", ""}});
   auto quasar = [&](const std::string& args, std::string& out) {
-    const std::string cmd = "cd " + dir.string() + " && " + test::binary_path("quasar") + " " + args + " > out.txt 2>&1";
+    const std::string cmd =
+        "cd " + dir.string() + " && " + test::binary_path("quasar") + " " + args + " > out.txt 2>&1";
     const int status = std::system(cmd.c_str());
     std::ifstream in(dir / "out.txt");
     std::stringstream ss;
@@ -330,6 +337,42 @@ TEST(NnpTrainRun, CommandLine) {
   EXPECT_EQ(quasar("train input.nn --device cpu --restart model.ckpt", out), 1);
   EXPECT_NE(out.find("no checkpoints"), std::string::npos) << out;
   EXPECT_NE((quasar("train --help", out), out).find("nnp-train"), std::string::npos);
+}
+
+// With --device cuda the Kalman filter runs through cuBLAS and the errors of every epoch come from the
+// inference kernels; the Jacobians stay on the CPU. An epoch (random selection, so that no decision
+// hangs on a rounding) takes the CPU's steps.
+TEST(NnpTrainRun, GpuEpochTakesTheCpuSteps) {
+  QUASAR_REQUIRE_TRAINING_DATA();
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  const fs::path dir =
+      training_copy("H2O_RPBE-D3", "gpu", {{"selection_mode", "selection_mode 0"}, {"epochs", "epochs 1"}});
+  nnp::N2p2Training cpu(dir, Backend::Cpu), gpu(dir, Backend::Cuda);
+  test::MaxError errors("GPU - CPU errors of the initial weights, relative"),
+      after("GPU - CPU errors after an epoch, relative"),
+      weights("GPU - CPU weights after an epoch, relative to the largest");
+  auto compare = [](test::MaxError& err, const nnp::ErrorMetrics& g, const nnp::ErrorMetrics& c) {
+    for (auto [x, y] :
+         {std::pair{g.rmse_pa, c.rmse_pa}, {g.mae, c.mae}, {g.force_rmse, c.force_rmse}, {g.force_mae, c.force_mae}})
+      err.add(x / y, 1);
+  };
+  cpu.compute_errors();
+  gpu.compute_errors();
+  compare(errors, gpu.train_errors(), cpu.train_errors());
+  compare(errors, gpu.test_errors(), cpu.test_errors());
+  cpu.train_epoch();
+  gpu.train_epoch();
+  cpu.compute_errors();
+  gpu.compute_errors();
+  compare(after, gpu.train_errors(), cpu.train_errors());
+  const std::vector<double> wc = cpu.networks().weights(), wg = gpu.networks().weights();
+  double largest = 0;
+  for (double w : wc) largest = std::max(largest, std::abs(w));
+  for (std::size_t k = 0; k < wc.size(); ++k) weights.add(wg[k] / largest, wc[k] / largest);
+  // Not yet measured on a GPU: the inference kernels agree with the CPU to 1e-13 (nnp_predict_test).
+  EXPECT_TRUE(errors.within(1e-10));
+  EXPECT_TRUE(after.within(1e-8));
+  EXPECT_TRUE(weights.within(1e-8));
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 
 namespace quasar::nn {
 
-void inverse_and_factor(const std::vector<double>& a, int m, std::vector<double>& inverse, std::vector<double>& factor) {
+void inverse_and_factor(const std::vector<double>& a, int m, std::vector<double>& inverse,
+                        std::vector<double>& factor) {
   const std::size_t um = static_cast<std::size_t>(m);
   // Cholesky A = L L^T (lower, column-major), then L^-1 by forward substitution.
   std::vector<double> l(um * um, 0.0), li(um * um, 0.0);
@@ -46,9 +47,17 @@ void inverse_and_factor(const std::vector<double>& a, int m, std::vector<double>
 }
 
 KalmanFilter::KalmanFilter(Backend backend, long size, const KalmanSettings& s)
-    : settings_(s), n_(size), context_(backend), p_(backend), x_(backend), y_(backend), k_(backend), a_(backend),
+    : settings_(s),
+      n_(size),
+      context_(backend),
+      p_(backend),
+      x_(backend),
+      y_(backend),
+      k_(backend),
+      a_(backend),
       c_(backend) {
-  if (size < 1 || size > 46340) throw Error("Kalman filter: the state needs between 1 and 46340 parameters (P has n^2 entries)");
+  if (size < 1 || size > 46340)
+    throw Error("Kalman filter: the state needs between 1 and 46340 parameters (P has n^2 entries)");
   if (!(s.epsilon > 0)) throw Error("Kalman filter: epsilon must be positive");
   if (s.kind == KalmanSettings::Kind::Standard && !(s.eta0 > 0)) throw Error("Kalman filter: eta must be positive");
   if (s.kind == KalmanSettings::Kind::FadingMemory && !(s.lambda > 0))
@@ -81,8 +90,10 @@ void KalmanFilter::update(Array<double>& state, const Array<double>& error, cons
   a_.resize(um * um);
   c_.resize(um * um);
   // X = P H (one observation: a matrix-vector product, which reads P's lower triangle once).
-  if (m == 1) device::symv(context_, Triangle::Lower, n, 1.0, p_, jacobian, 0.0, x_);
-  else device::symm(context_, Triangle::Lower, n, m, 1.0, p_, jacobian, 0.0, x_);
+  if (m == 1)
+    device::symv(context_, Triangle::Lower, n, 1.0, p_, jacobian, 0.0, x_);
+  else
+    device::symm(context_, Triangle::Lower, n, m, 1.0, p_, jacobian, 0.0, x_);
   device::gemm(context_, Op::Transpose, Op::None, m, m, n, 1.0, jacobian, x_, 0.0, a_);  // A = H^T X
   std::vector<double> a = a_.to_vector(), inverse, factor;
   a.resize(um * um);

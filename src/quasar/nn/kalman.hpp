@@ -21,10 +21,10 @@ namespace quasar::nn {
 struct KalmanSettings {
   enum class Kind { Standard, FadingMemory };
   Kind kind = Kind::Standard;
-  double epsilon = 0.01;                     // P(0) = I / epsilon
-  double q0 = 0.01, qtau = 0, qmin = 1e-6;   // process noise and its decay per update
+  double epsilon = 0.01;                       // P(0) = I / epsilon
+  double q0 = 0.01, qtau = 0, qmin = 1e-6;     // process noise and its decay per update
   double eta0 = 0.01, etatau = 0, etamax = 1;  // standard: the learning rate and its growth per update
-  double lambda = 0.96, nu = 0.995;          // fading memory: forgetting factor and its relaxation
+  double lambda = 0.96, nu = 0.995;            // fading memory: forgetting factor and its relaxation
 };
 
 class KalmanFilter {

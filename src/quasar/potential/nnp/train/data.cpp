@@ -96,16 +96,19 @@ std::vector<std::vector<Scaling>> symmetry_function_statistics(const Model& mode
   for (long begin = 0; begin < ns; begin += kChunk) {
     const long end = std::min(ns, begin + kChunk);
     values.assign(end - begin, {});
-    device::parallel_for(end - begin, [&](long k) {
-      const TrainingStructure& s = structures[begin + k];
-      const Neighborhood h = neighborhood(s, descriptor.cutoff());
-      auto& v = values[k];
-      v.resize(s.size());
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        v[i].resize(descriptor.count(s.element[i]));
-        descriptor.values(s.element[i], h.entries[i], v[i].data());
-      }
-    }, 1);
+    device::parallel_for(
+        end - begin,
+        [&](long k) {
+          const TrainingStructure& s = structures[begin + k];
+          const Neighborhood h = neighborhood(s, descriptor.cutoff());
+          auto& v = values[k];
+          v.resize(s.size());
+          for (std::size_t i = 0; i < s.size(); ++i) {
+            v[i].resize(descriptor.count(s.element[i]));
+            descriptor.values(s.element[i], h.entries[i], v[i].data());
+          }
+        },
+        1);
     for (long k = 0; k < end - begin; ++k) {
       const TrainingStructure& s = structures[begin + k];
       for (std::size_t i = 0; i < s.size(); ++i) {
@@ -154,7 +157,8 @@ Normalization data_normalization(const std::vector<TrainingStructure>& structure
     for (const Vec3& f : s.forces)
       for (int k = 0; k < 3; ++k) var_f += (f[k] - mean_f) * (f[k] - mean_f);
   }
-  const double sigma_e = std::sqrt(var_e / (n - 1)), sigma_f = std::sqrt(var_f / (3.0 * static_cast<double>(atoms) - 1));
+  const double sigma_e = std::sqrt(var_e / (n - 1)),
+               sigma_f = std::sqrt(var_f / (3.0 * static_cast<double>(atoms) - 1));
   if (!(sigma_e > 0) || !(sigma_f > 0))
     throw Error("nnp: the energies per atom or the forces of the training data do not vary; no normalisation");
   return {mean_e, 1.0 / sigma_e, sigma_f / sigma_e};

@@ -14,13 +14,13 @@
 namespace quasar::nnp {
 
 struct TrainingStructure {
-  long index = 0;               // position in input.data, from 0
-  Box box;                      // periodic in no direction when input.data gives no lattice
+  long index = 0;  // position in input.data, from 0
+  Box box;         // periodic in no direction when input.data gives no lattice
   std::vector<Vec3> positions;
-  std::vector<int> element;     // model element of every atom
-  std::vector<int> per_element; // atoms of each element
-  double energy = 0;            // reference energy less the atom_energy offsets
-  std::vector<Vec3> forces;     // reference forces
+  std::vector<int> element;      // model element of every atom
+  std::vector<int> per_element;  // atoms of each element
+  double energy = 0;             // reference energy less the atom_energy offsets
+  std::vector<Vec3> forces;      // reference forces
   std::size_t size() const { return positions.size(); }
 };
 

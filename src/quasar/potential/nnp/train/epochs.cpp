@@ -7,27 +7,69 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/device/parallel.hpp"
+#include "quasar/io/n2p2_data.hpp"
 #include "quasar/io/read.hpp"
+#include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/force_field.hpp"
 #include "quasar/potential/nnp/model_io.hpp"
+#include "quasar/potential/nnp/nnp_potential.hpp"
 #include "quasar/potential/nnp/train/random.hpp"
 #include "quasar/potential/nnp/train/training.hpp"
 
 namespace quasar::nnp {
 
+// The predictions of every structure by the inference code on the GPU, in batches, converted to the
+// training units.
+void N2p2Training::predict_on_gpu() {
+  if (frames_.empty()) frames_ = io::read_n2p2_data((dir_ / "input.data").string());
+  ForceField field(std::make_shared<NnpPotential>(model()));
+  const double conv_energy = model_.normalized ? model_.conv_energy : 1.0;
+  const double conv_length = model_.normalized ? model_.conv_length : 1.0;
+  const double mean = model_.normalized ? model_.mean_energy : 0.0;
+  std::size_t s = 0;
+  for (std::span<const Structure> batch : split_batches(frames_)) {
+    const std::vector<Evaluation> got = evaluate_batch(field, batch, Backend::Cuda);
+    for (const Evaluation& e : got) {
+      const TrainingStructure& t = data_[s];
+      double offsets = 0;
+      for (int el : t.element) offsets += model_.elements[el].atom_energy;
+      energy_pred_[s] = (e.energy - offsets - static_cast<double>(t.size()) * mean) * conv_energy;
+      force_pred_[s].resize(3 * t.size());
+      for (std::size_t a = 0; a < t.size(); ++a)
+        for (int c = 0; c < 3; ++c) force_pred_[s][3 * a + c] = e.forces[a][c] * conv_energy / conv_length;
+      ++s;
+    }
+  }
+}
+
+// The predictions of every structure by the training's networks, structures on the CPU's threads.
+void N2p2Training::predict_on_cpu() {
+  device::parallel_for(
+      static_cast<long>(data_.size()),
+      [&](long s) {
+        const TrainingStructure& t = data_[s];
+        const bool keep = settings_.memorize || inputs_[s];
+        StructureInputs temporary;
+        if (!keep)
+          temporary = nets_->inputs(t, false);
+        else if (!inputs_[s])
+          inputs_[s] = std::make_unique<StructureInputs>(nets_->inputs(t, keep_derivatives()));
+        const StructureInputs& in = keep ? *inputs_[s] : temporary;
+        if (settings_.use_forces)
+          energy_pred_[s] = nets_->energy_and_forces(t, in, force_pred_[s]);
+        else
+          energy_pred_[s] = nets_->energy(t, in);
+      },
+      1);
+}
+
 void N2p2Training::compute_errors() {
-  const long ns = static_cast<long>(data_.size());
   energy_pred_.resize(data_.size());
   force_pred_.resize(data_.size());
-  device::parallel_for(ns, [&](long s) {
-    const TrainingStructure& t = data_[s];
-    const bool keep = settings_.memorize || inputs_[s];
-    StructureInputs temporary;
-    if (!keep) temporary = nets_->inputs(t, false);
-    else if (!inputs_[s]) inputs_[s] = std::make_unique<StructureInputs>(nets_->inputs(t, keep_derivatives()));
-    const StructureInputs& in = keep ? *inputs_[s] : temporary;
-    if (settings_.use_forces) energy_pred_[s] = nets_->energy_and_forces(t, in, force_pred_[s]);
-    else energy_pred_[s] = nets_->energy(t, in);
-  }, 1);
+  if (backend_ == Backend::Cuda)
+    predict_on_gpu();
+  else
+    predict_on_cpu();
   // n2p2's sums, structure by structure: squared and absolute errors, per atom and per structure.
   struct Sums {
     double e2pa = 0, e2 = 0, epa = 0, e = 0, f2 = 0, f = 0;
@@ -74,10 +116,11 @@ double N2p2Training::reference(const Candidate& c, bool forces) const {
 // |reference - prediction| relative to the training RMSE (per atom for energies) of the last errors.
 double N2p2Training::current_error(const Candidate& c, bool forces) {
   const StructureInputs& in = inputs(c.s);
-  const double error = std::abs(reference(c, forces) - (forces ? nets_->force(data_[c.s], in, c.a, c.c)
-                                                                 : nets_->energy(data_[c.s], in)));
+  const double error = std::abs(reference(c, forces) -
+                                (forces ? nets_->force(data_[c.s], in, c.a, c.c) : nets_->energy(data_[c.s], in)));
   release(c.s);
-  return forces ? error / train_metrics_.force_rmse : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
+  return forces ? error / train_metrics_.force_rmse
+                : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
 }
 
 N2p2Training::Candidate N2p2Training::select(bool forces) {
@@ -97,7 +140,7 @@ N2p2Training::Candidate N2p2Training::select(bool forces) {
     const Candidate c = candidate(plan.position++);
     if (!threshold) return c;
     const double error = current_error(c, forces);
-    if (error > p.threshold) return c;
+    if (!(error <= p.threshold)) return c;  // above it (or no RMSE to compare with yet)
     if (error > best_error) best_error = error, best = c;
   }
   return best;
@@ -176,8 +219,10 @@ void N2p2Training::train_epoch() {
     const PropertyPlan& p = forces ? settings_.force : settings_.energy;
     plan_[k].position = 0;
     if (p.selection_at(epoch_) != Selection::Sort) {
-      if (forces) shuffle(force_candidates_, rng_);
-      else shuffle(energy_candidates_, rng_);
+      if (forces)
+        shuffle(force_candidates_, rng_);
+      else
+        shuffle(energy_candidates_, rng_);
       continue;
     }
     // The largest errors of the last evaluation first.
@@ -188,7 +233,9 @@ void N2p2Training::train_epoch() {
         return ex > ey;
       });
     } else {
-      auto error = [&](int s) { return std::abs(energy_ref_[s] - energy_pred_[s]) / static_cast<double>(data_[s].size()); };
+      auto error = [&](int s) {
+        return std::abs(energy_ref_[s] - energy_pred_[s]) / static_cast<double>(data_[s].size());
+      };
       std::stable_sort(energy_candidates_.begin(), energy_candidates_.end(),
                        [&](int x, int y) { return error(x) > error(y); });
     }
@@ -210,7 +257,8 @@ void N2p2Training::write_epoch_files(const std::filesystem::path& dir) {
     if (forces && !settings_.use_forces) continue;
     if (!(forces ? settings_.write_forces : settings_.write_energies).at(epoch_)) continue;
     for (int test = 0; test < 2; ++test) {
-      const std::string name = formatted("%s%s.%06ld.out", test ? "test" : "train", forces ? "forces" : "points", epoch_);
+      const std::string name =
+          formatted("%s%s.%06ld.out", test ? "test" : "train", forces ? "forces" : "points", epoch_);
       io::write_file_atomically((dir / name).string(), [&](std::ostream& o) {
         write_comparison_header(o, forces != 0);
         for (std::size_t s = 0; s < data_.size(); ++s) {
@@ -264,7 +312,8 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
     auto force = [&](const ErrorMetrics& x) {
       return (m.starts_with("MAE") ? x.force_mae : x.force_rmse) * layout.force_unit;
     };
-    *log << formatted("epoch %5ld/%ld  E %11.5E / %11.5E", epoch_, settings_.epochs, energy(train_metrics_), energy(test_metrics_));
+    *log << formatted("epoch %5ld/%ld  E %11.5E / %11.5E", epoch_, settings_.epochs, energy(train_metrics_),
+                      energy(test_metrics_));
     if (settings_.use_forces) *log << formatted("  F %11.5E / %11.5E", force(train_metrics_), force(test_metrics_));
     *log << formatted("  %8.2f s\n", seconds) << std::flush;
   };

@@ -66,7 +66,7 @@ class TrainingNetworks {
   std::vector<std::vector<double>> scale_, shift_;  // input s = scale G + shift
   std::vector<std::vector<double>> layer_norm_;     // per element and layer: 1 / inputs (normalize_nodes), or 1
   std::vector<long> counts_, offsets_;
-  double inv_length_ = 1;                           // 1 / conv_length
+  double inv_length_ = 1;  // 1 / conv_length
 };
 
 }  // namespace quasar::nnp

@@ -32,8 +32,8 @@ void write_n2p2_header(std::ostream& o, const std::vector<std::string>& title, c
     << " Description\n";
   o << rule << "\n";
   for (std::size_t i = 0; i < columns.size(); ++i)
-    o << "# " << std::left << std::setw(4) << i + 1 << ' ' << std::setw(static_cast<int>(name_width))
-      << columns[i].name << ' ' << columns[i].info << "\n";
+    o << "# " << std::left << std::setw(4) << i + 1 << ' ' << std::setw(static_cast<int>(name_width)) << columns[i].name
+      << ' ' << columns[i].info << "\n";
   o << (data_width > width ? std::string(data_width, '#') : rule) << "\n";
   o << "#" << std::right;
   for (std::size_t i = 0; i < columns.size(); ++i)

@@ -21,17 +21,57 @@ namespace {
 
 // n2p2's training keywords of a 2G potential that Quasar reads (the rest of n2p2's list is refused).
 const std::set<std::string>& known_keywords() {
-  static const std::set<std::string> k = {
-      "random_seed", "test_fraction", "epochs", "normalize_data_set", "use_short_forces", "rmse_threshold",
-      "rmse_threshold_energy", "rmse_threshold_force", "rmse_threshold_trials", "rmse_threshold_trials_energy",
-      "rmse_threshold_trials_force", "energy_fraction", "force_fraction", "force_energy_ratio",
-      "use_old_weights_short", "weights_min", "weights_max", "main_error_metric", "write_trainpoints",
-      "write_trainforces", "write_weights_epoch", "write_neuronstats", "write_trainlog", "updater_type",
-      "parallel_mode", "jacobian_mode", "update_strategy", "selection_mode", "selection_mode_energy",
-      "selection_mode_force", "task_batch_size_energy", "task_batch_size_force", "gradient_type", "gradient_eta",
-      "gradient_adam_eta", "gradient_adam_beta1", "gradient_adam_beta2", "gradient_adam_epsilon", "kalman_type",
-      "kalman_epsilon", "kalman_eta", "kalman_etatau", "kalman_etamax", "kalman_q0", "kalman_qtau", "kalman_qmin",
-      "kalman_lambda_short", "kalman_nue_short", "memorize_symfunc_results", "force_weight", "conv_charge"};
+  static const std::set<std::string> k = {"random_seed",
+                                          "test_fraction",
+                                          "epochs",
+                                          "normalize_data_set",
+                                          "use_short_forces",
+                                          "rmse_threshold",
+                                          "rmse_threshold_energy",
+                                          "rmse_threshold_force",
+                                          "rmse_threshold_trials",
+                                          "rmse_threshold_trials_energy",
+                                          "rmse_threshold_trials_force",
+                                          "energy_fraction",
+                                          "force_fraction",
+                                          "force_energy_ratio",
+                                          "use_old_weights_short",
+                                          "weights_min",
+                                          "weights_max",
+                                          "main_error_metric",
+                                          "write_trainpoints",
+                                          "write_trainforces",
+                                          "write_weights_epoch",
+                                          "write_neuronstats",
+                                          "write_trainlog",
+                                          "updater_type",
+                                          "parallel_mode",
+                                          "jacobian_mode",
+                                          "update_strategy",
+                                          "selection_mode",
+                                          "selection_mode_energy",
+                                          "selection_mode_force",
+                                          "task_batch_size_energy",
+                                          "task_batch_size_force",
+                                          "gradient_type",
+                                          "gradient_eta",
+                                          "gradient_adam_eta",
+                                          "gradient_adam_beta1",
+                                          "gradient_adam_beta2",
+                                          "gradient_adam_epsilon",
+                                          "kalman_type",
+                                          "kalman_epsilon",
+                                          "kalman_eta",
+                                          "kalman_etatau",
+                                          "kalman_etamax",
+                                          "kalman_q0",
+                                          "kalman_qtau",
+                                          "kalman_qmin",
+                                          "kalman_lambda_short",
+                                          "kalman_nue_short",
+                                          "memorize_symfunc_results",
+                                          "force_weight",
+                                          "conv_charge"};
   return k;
 }
 
@@ -43,7 +83,8 @@ std::string refusal(const std::string& key) {
     return "Nguyen-Widrow initial weights are not supported (Quasar starts from weights_min/weights_max with "
            "n2p2's Glorot-Bengio scaling, or from the weights files with use_old_weights_short)";
   if (key == "precondition_weights") return "preconditioned initial weights are not supported (n2p2 refuses them too)";
-  if (key == "repeated_energy_update") return "repeated energy updates are not supported (n2p2 refuses them with forces)";
+  if (key == "repeated_energy_update")
+    return "repeated energy updates are not supported (n2p2 refuses them with forces)";
   return "";
 }
 
@@ -78,7 +119,8 @@ class Keywords {
     const char* end = w.data() + w.size();
     const auto r = std::from_chars(b, end, v);
     if (r.ec != std::errc() || r.ptr != end) fail(k, "expected an integer, got '" + w + "'");
-    if (v < lo || v > hi) fail(k, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (v < lo || v > hi)
+      fail(k, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
   std::string one(const std::string& k) const {
@@ -90,8 +132,7 @@ class Keywords {
   double number(const std::string& k, double fallback, double lo, double hi, bool lo_open = false) const {
     if (!has(k)) return fallback;
     const double v = number_of(k, one(k));
-    if (v < lo || v > hi || (lo_open && v == lo))
-      fail(k, "value out of range (" + std::to_string(v) + ")");
+    if (v < lo || v > hi || (lo_open && v == lo)) fail(k, "value out of range (" + std::to_string(v) + ")");
     return v;
   }
   long integer(const std::string& k, long fallback, long lo, long hi) const {
@@ -185,7 +226,8 @@ TrainingSettings read_training_settings(const Model& model, const std::filesyste
       k.require("gradient_eta", "the step size of gradient descent");
       s.gradient_eta = k.number("gradient_eta", 0, 0, 1e300, true);
     } else {
-      for (const char* key : {"gradient_adam_eta", "gradient_adam_beta1", "gradient_adam_beta2", "gradient_adam_epsilon"})
+      for (const char* key :
+           {"gradient_adam_eta", "gradient_adam_beta1", "gradient_adam_beta2", "gradient_adam_epsilon"})
         k.require(key, "Adam's parameters");
       s.adam_eta = k.number("gradient_adam_eta", 0, 0, 1e300, true);
       s.adam_beta1 = k.number("gradient_adam_beta1", 0, 0, 1);
@@ -198,7 +240,7 @@ TrainingSettings read_training_settings(const Model& model, const std::filesyste
     k.require("kalman_type", "0 standard, 1 fading memory");
     nn::KalmanSettings& kf = s.kalman;
     kf.kind = k.integer("kalman_type", 0, 0, 1) == 0 ? nn::KalmanSettings::Kind::Standard
-                                                    : nn::KalmanSettings::Kind::FadingMemory;
+                                                     : nn::KalmanSettings::Kind::FadingMemory;
     for (const char* key : {"kalman_epsilon", "kalman_q0", "kalman_qtau", "kalman_qmin"})
       k.require(key, "the Kalman filter's parameters");
     kf.epsilon = k.number("kalman_epsilon", 0, 0, 1e300, true);

@@ -20,11 +20,11 @@ enum class Selection { Random = 0, Sort = 1, Threshold = 2 };
 
 // The update plan of one property (energies or forces).
 struct PropertyPlan {
-  double fraction = 0;      // energy_fraction / force_fraction: share of the patterns used per epoch
-  long batch = 1;           // task_batch_size_*: candidates per update (0: the whole fraction at once)
+  double fraction = 0;  // energy_fraction / force_fraction: share of the patterns used per epoch
+  long batch = 1;       // task_batch_size_*: candidates per update (0: the whole fraction at once)
   std::map<long, Selection> selection{{0, Selection::Random}};  // epoch -> mode from that epoch on
-  double threshold = 0;     // rmse_threshold(_energy|_force)
-  long trials = 0;          // rmse_threshold_trials(_energy|_force)
+  double threshold = 0;                                         // rmse_threshold(_energy|_force)
+  long trials = 0;                                              // rmse_threshold_trials(_energy|_force)
   Selection selection_at(long epoch) const;
 };
 
@@ -38,9 +38,9 @@ struct WriteSchedule {
 struct TrainingSettings {
   long epochs = 0;
   double test_fraction = 0;
-  unsigned long seed = 0;         // random_seed
-  bool use_forces = false;        // use_short_forces
-  double force_weight = 1;        // force_weight: scales the force errors and Jacobians
+  unsigned long seed = 0;   // random_seed
+  bool use_forces = false;  // use_short_forces
+  double force_weight = 1;  // force_weight: scales the force errors and Jacobians
   PropertyPlan energy, force;
   bool force_energy_ratio_given = false;
   double force_energy_ratio = 0;  // force_energy_ratio: force updates per energy update, replacing force_fraction
@@ -50,7 +50,7 @@ struct TrainingSettings {
   enum class Descent { Fixed = 0, Adam = 1 };
   Descent descent = Descent::Fixed;
   double gradient_eta = 0, adam_eta = 0, adam_beta1 = 0.9, adam_beta2 = 0.999, adam_epsilon = 1e-8;
-  nn::KalmanSettings kalman;  // qtau and etatau as input.nn gives them (per epoch, not yet per update)
+  nn::KalmanSettings kalman;       // qtau and etatau as input.nn gives them (per epoch, not yet per update)
   bool kalman_eta_growth = false;  // kalman_etatau and kalman_etamax given
 
   enum class Strategy { Combined = 0, PerElement = 1 };
@@ -60,11 +60,11 @@ struct TrainingSettings {
   bool full_jacobian = false;
 
   double weights_min = -1, weights_max = 1;
-  bool use_old_weights = false;   // use_old_weights_short: start from the folder's weights files
+  bool use_old_weights = false;     // use_old_weights_short: start from the folder's weights files
   bool normalize_data_set = false;  // normalize_data_set ref: mean_energy, conv_* from the data
-  bool memorize = false;          // memorize_symfunc_results
+  bool memorize = false;            // memorize_symfunc_results
 
-  std::string error_metric = "RMSEpa";  // main_error_metric: what the progress lines show
+  std::string error_metric = "RMSEpa";                        // main_error_metric: what the progress lines show
   WriteSchedule write_energies, write_forces, write_weights;  // write_trainpoints, _trainforces, _weights_epoch
 };
 

@@ -10,8 +10,7 @@
 
 namespace quasar::nnp {
 
-N2p2Training::N2p2Training(const std::filesystem::path& input, Backend backend)
-    : backend_(backend), rng_(0) {
+N2p2Training::N2p2Training(const std::filesystem::path& input, Backend backend) : backend_(backend), rng_(0) {
   setup_model(input);
   // Through seed_seq: the twister's first draws after a plain integer seed are poorly mixed.
   std::seed_seq seq{static_cast<unsigned>(settings_.seed & 0xffffffffu), static_cast<unsigned>(settings_.seed >> 32)};
@@ -93,8 +92,9 @@ void N2p2Training::setup_sets_and_plan() {
     force_patterns += 3 * static_cast<long>(data_[s].size());
   }
   if (energy_candidates_.empty())
-    throw Error(input_nn_.string() + ": no training structure (test_fraction " + std::to_string(settings_.test_fraction) +
-                " kept all " + std::to_string(data_.size()) + " for testing)");
+    throw Error(input_nn_.string() + ": no training structure (test_fraction " +
+                std::to_string(settings_.test_fraction) + " kept all " + std::to_string(data_.size()) +
+                " for testing)");
   // n2p2's plan: per update `batch` candidates; per epoch fraction x patterns / batch updates, or one
   // update of them all (task_batch_size 0).
   auto plan = [](Plan& p, long batch, double fraction, long patterns) {
@@ -108,16 +108,17 @@ void N2p2Training::setup_sets_and_plan() {
   };
   plan(plan_[0], settings_.energy.batch, settings_.energy.fraction, energy_patterns);
   if (settings_.use_forces) {
-    const double fraction = settings_.force_energy_ratio_given
-                                ? static_cast<double>(energy_patterns) * settings_.force_energy_ratio /
-                                      static_cast<double>(force_patterns)
-                                : settings_.force.fraction;
+    const double fraction =
+        settings_.force_energy_ratio_given
+            ? static_cast<double>(energy_patterns) * settings_.force_energy_ratio / static_cast<double>(force_patterns)
+            : settings_.force.fraction;
     plan(plan_[1], settings_.force.batch, fraction, force_patterns);
   }
   for (const Plan& p : plan_)
     if (p.updates > 0 && p.batch < 1)
-      throw Error(input_nn_.string() + ": an update of the whole fraction holds no candidate (raise energy_fraction "
-                                       "or force_fraction)");
+      throw Error(input_nn_.string() +
+                  ": an update of the whole fraction holds no candidate (raise energy_fraction "
+                  "or force_fraction)");
 }
 
 void N2p2Training::initial_weights() {

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/core/structure.hpp"
 #include "quasar/device/array.hpp"
 #include "quasar/potential/nnp/model.hpp"
 #include "quasar/potential/nnp/train/data.hpp"
@@ -62,6 +63,8 @@ class N2p2Training : public train::TrainingRun {
   const ErrorMetrics& test_errors() const { return test_metrics_; }
   const TrainingNetworks& networks() const { return *nets_; }
 
+  // The errors of every structure with the current weights: on the CPU, or, when the run's backend is
+  // the GPU, by the inference kernels (NnpPotential in double precision).
   void compute_errors();
   // One epoch of updates (then compute_errors() for its errors).
   void train_epoch();
@@ -92,15 +95,18 @@ class N2p2Training : public train::TrainingRun {
   void update(bool forces);
   void write_epoch_files(const std::filesystem::path& dir);
   void pull_weights();  // the updaters' states into the networks
+  void predict_on_cpu();
+  void predict_on_gpu();
 
   std::filesystem::path dir_, input_nn_;
   Model model_;
   TrainingSettings settings_;
   Backend backend_;
   std::vector<TrainingStructure> data_;
+  std::vector<Structure> frames_;  // input.data as the inference code reads it (GPU errors)
   std::vector<char> in_test_;
-  std::vector<double> energy_ref_;               // training units
-  std::vector<std::vector<double>> force_ref_;   // training units, 3 n per structure
+  std::vector<double> energy_ref_;              // training units
+  std::vector<std::vector<double>> force_ref_;  // training units, 3 n per structure
   std::unique_ptr<TrainingNetworks> nets_;
   std::vector<std::unique_ptr<StructureInputs>> inputs_;
   std::mt19937_64 rng_;
