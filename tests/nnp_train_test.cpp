@@ -9,14 +9,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
-#include <regex>
 #include <sstream>
 
 #include "nnp_train_support.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/io/n2p2_data.hpp"
-#include "quasar/nn/kalman.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/nnp/model_io.hpp"
 #include "quasar/potential/nnp/nnp_potential.hpp"
@@ -24,7 +21,6 @@
 #include "quasar/potential/nnp/train/networks.hpp"
 #include "quasar/potential/nnp/train/settings.hpp"
 #include "quasar/potential/nnp/train/training.hpp"
-#include "quasar/potential/nnp/train/updaters.hpp"
 #include "support.hpp"
 
 namespace quasar {

@@ -116,8 +116,14 @@ double N2p2Training::reference(const Candidate& c, bool forces) const {
 // |reference - prediction| relative to the training RMSE (per atom for energies) of the last errors.
 double N2p2Training::current_error(const Candidate& c, bool forces) {
   const StructureInputs& in = inputs(c.s);
-  const double error = std::abs(reference(c, forces) -
-                                (forces ? nets_->force(data_[c.s], in, c.a, c.c) : nets_->energy(data_[c.s], in)));
+  double prediction = 0;
+  if (gpu_) {
+    if (!gpu_->has(c.s)) gpu_->add(c.s, data_[c.s], in);
+    prediction = forces ? gpu_->force(c.s, c.a, c.c) : gpu_->energy(c.s);
+  } else {
+    prediction = forces ? nets_->force(data_[c.s], in, c.a, c.c) : nets_->energy(data_[c.s], in);
+  }
+  const double error = std::abs(reference(c, forces) - prediction);
   release(c.s);
   return forces ? error / train_metrics_.force_rmse
                 : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
@@ -146,7 +152,33 @@ N2p2Training::Candidate N2p2Training::select(bool forces) {
   return best;
 }
 
+void N2p2Training::update_on_gpu(bool forces) {
+  const long batch = plan_[forces ? 1 : 0].batch;
+  const int rows = settings_.full_jacobian ? static_cast<int>(batch) : 1;
+  const std::size_t total = static_cast<std::size_t>(nets_->parameter_count());
+  gpu_jacobian_.resize(total * static_cast<std::size_t>(rows));
+  gpu_jacobian_.set_zero();
+  std::vector<double> error(static_cast<std::size_t>(rows), 0.0);
+  for (long b = 0; b < batch; ++b) {
+    const Candidate c = select(forces);
+    if (!gpu_->has(c.s)) gpu_->add(c.s, data_[c.s], inputs(c.s));
+    const std::size_t row = settings_.full_jacobian ? static_cast<std::size_t>(b) : 0;
+    double* j = gpu_jacobian_.data() + row * total;
+    const double prediction = forces ? gpu_->force(c.s, c.a, c.c, j) : gpu_->energy(c.s, j);
+    error[row] += reference(c, forces) - prediction;
+  }
+  if (forces) {
+    for (double& x : error) x *= settings_.force_weight;
+    GpuJacobians::scale(gpu_jacobian_.data(), static_cast<long>(gpu_jacobian_.size()), settings_.force_weight);
+  }
+  errors_[0].assign(error);
+  updaters_[0]->update(states_[0], errors_[0], gpu_jacobian_, rows);
+  pull_weights();
+  gpu_->set_weights(*nets_);
+}
+
 void N2p2Training::update(bool forces) {
+  if (gpu_) return update_on_gpu(forces);
   const Plan& plan = plan_[forces ? 1 : 0];
   const long batch = plan.batch;
   const int rows = settings_.full_jacobian ? static_cast<int>(batch) : 1;

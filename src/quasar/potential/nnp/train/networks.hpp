@@ -45,7 +45,12 @@ class TrainingNetworks {
   std::vector<double> weights() const;
   void set_weights(const double* w);
   const Descriptor& descriptor() const { return descriptor_; }
+  // Element e's network (normalize_nodes folded into its weights), the factor of each of its layers
+  // (1 / inputs with normalize_nodes, else 1), and its inputs' scale (s = scale G + shift).
   const nn::Network& network(int e) const { return nets_[e]; }
+  const std::vector<double>& layer_factors(int e) const { return layer_norm_[e]; }
+  const std::vector<double>& input_scale(int e) const { return scale_[e]; }
+  double inverse_length() const { return inv_length_; }
 
   StructureInputs inputs(const TrainingStructure& s, bool derivatives = false) const;
 

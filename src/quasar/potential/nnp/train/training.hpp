@@ -16,6 +16,10 @@
 // error is its share of the atoms and of a force error its share of the atom's neighbours. After each
 // epoch: the errors of every structure, the learning curve, the weights and comparison files.
 //
+// With the GPU backend the Kalman filter runs there (cuBLAS), the errors of each epoch come from the
+// inference kernels, and, when the symmetry functions' derivatives are kept (memorize_symfunc_results
+// with forces) and one updater steps all weights, so do the Jacobians (gpu_jacobians.hpp).
+//
 // The random numbers come from one 64-bit Mersenne twister seeded with random_seed; they are not
 // n2p2's (GSL's), so runs match n2p2's statistically, not number for number. In threshold mode an
 // update takes the candidate of the largest error when none exceeds the threshold (n2p2 takes the
@@ -30,6 +34,7 @@
 #include "quasar/device/array.hpp"
 #include "quasar/potential/nnp/model.hpp"
 #include "quasar/potential/nnp/train/data.hpp"
+#include "quasar/potential/nnp/train/gpu_jacobians.hpp"
 #include "quasar/potential/nnp/train/networks.hpp"
 #include "quasar/potential/nnp/train/outputs.hpp"
 #include "quasar/potential/nnp/train/settings.hpp"
@@ -93,6 +98,7 @@ class N2p2Training : public train::TrainingRun {
   double current_error(const Candidate& c, bool forces);
   Candidate select(bool forces);
   void update(bool forces);
+  void update_on_gpu(bool forces);  // the Jacobians on the GPU (gpu_jacobians.hpp)
   void write_epoch_files(const std::filesystem::path& dir);
   void pull_weights();  // the updaters' states into the networks
   void predict_on_cpu();
@@ -109,6 +115,8 @@ class N2p2Training : public train::TrainingRun {
   std::vector<std::vector<double>> force_ref_;  // training units, 3 n per structure
   std::unique_ptr<TrainingNetworks> nets_;
   std::vector<std::unique_ptr<StructureInputs>> inputs_;
+  std::unique_ptr<GpuJacobians> gpu_;  // with the GPU, kept derivatives and one updater
+  Array<double> gpu_jacobian_{Backend::Cuda};
   std::mt19937_64 rng_;
   std::vector<int> energy_candidates_;
   std::vector<ForceCandidate> force_candidates_;
