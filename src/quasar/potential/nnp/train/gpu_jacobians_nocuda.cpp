@@ -1,5 +1,5 @@
 // A build without CUDA: no GPU Jacobians (the training keeps them on the CPU).
-#include "quasar/core/error.hpp"
+#include "quasar/device/backend.hpp"
 #include "quasar/potential/nnp/train/gpu_jacobians.hpp"
 
 namespace quasar::nnp {
