@@ -134,9 +134,15 @@ TEST(Registry, TrainingInputsFindTheirFamily) {
     training_job((dir / "frames.xyz").string(), Backend::Cpu, std::nullopt);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("frames.xyz: no family trains from this input (known: .json (deepmd))"),
+    EXPECT_NE(std::string(e.what()).find("frames.xyz: no family trains from this input (known: .json (deepmd)"),
               std::string::npos)
         << e.what();
+    if (potential_registry().find("nnp")) {
+      EXPECT_NE(std::string(e.what()).find("input.nn (nnp)"), std::string::npos) << e.what();
+    }
+  }
+  if (potential_registry().find("nnp")) {
+    EXPECT_EQ(potential_registry().probe_training(dir)->name, "nnp");
   }
   std::filesystem::remove_all(dir);
 }

@@ -169,7 +169,7 @@ def test_families_and_models_of_every_family(tmp_path):
     that do where it does not."""
     fam = {f["name"]: f for f in quasar.families()}
     assert list(fam) == ["lj", "eam", "bond/harmonic", "angle/harmonic", "deepmd", "nnp"]
-    assert fam["nnp"]["precisions"] == ["double", "mixed32"] and not fam["nnp"]["training"]
+    assert fam["nnp"]["precisions"] == ["double", "mixed32"] and fam["nnp"]["training"]
     assert fam["deepmd"]["precisions"] == ["double", "mixed32", "mixed16"] and fam["deepmd"]["training"]
     assert fam["eam"]["model_files"] == [".eam", ".eam.alloy", ".setfl"] and fam["eam"]["precisions"] == ["double"]
     assert all(f["gpu"] and f["per_atom"] and f["description"] for f in fam.values())

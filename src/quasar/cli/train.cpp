@@ -24,6 +24,13 @@ the energy per atom and of the forces for validation and training data, learning
 checkpoints (training.save_ckpt, every save_freq steps; --restart continues one exactly) and the
 model's files named from PREFIX (default: model; a Deep Potential: PREFIX.yaml and PREFIX.dp,
 which DeePMD-kit also reads).
+
+n2p2's input.nn with its training keywords (or the folder holding it, with input.data and
+scaling.data, computed as nnp-scaling does when missing) trains a Behler-Parrinello potential as
+nnp-train does: epochs of single Kalman-filter or gradient-descent updates on energies and force
+components, the Kalman filter on the GPU when one is usable, in double precision. Writes into the
+folder PREFIX learning-curve.out, weights.ZZZ.NNNNNN.out and the comparison files as the write_*
+keywords ask, and the potential (input.nn, scaling.data, weights.ZZZ.data) that n2p2 also reads.
 )";
 }  // namespace
 
@@ -44,10 +51,10 @@ int train_command(const std::vector<std::string>& argv) {
   if (backend == Backend::Cpu && job.precision != Precision::Double)
     std::cout << "note: the CPU trains in double precision\n";
   const Precision used = job.precision;
-  train::Trainer t(std::move(job), a.get("--restart"));
+  const std::unique_ptr<train::TrainingRun> run = train::make_run(std::move(job), a.get("--restart"));
   std::cout << "training on " << backend_name(backend)
             << (backend == Backend::Cuda ? std::string(" in ") + precision_name(used) : "") << "\n";
-  const std::vector<std::string> files = t.run(a.get("--output", "model"), &std::cout);
+  const std::vector<std::string> files = run->run(a.get("--output", "model"), &std::cout);
   std::cout << "wrote";
   for (std::size_t k = 0; k < files.size(); ++k) std::cout << (k ? " and " : " ") << files[k];
   std::cout << "\n";

@@ -58,6 +58,37 @@ void blas_herk(CBLAS_UPLO u, CBLAS_TRANSPOSE t, int n, int k, double alpha, cons
   cblas_zherk(CblasColMajor, u, t, n, k, alpha, a, lda, beta, c, ldc);
 }
 
+void blas_symm(CBLAS_UPLO u, int m, int n, float alpha, const float* a, const float* b, float beta, float* c) {
+  const int ld = std::max(1, m);
+  cblas_ssymm(CblasColMajor, CblasLeft, u, m, n, alpha, a, ld, b, ld, beta, c, ld);
+}
+void blas_symm(CBLAS_UPLO u, int m, int n, double alpha, const double* a, const double* b, double beta, double* c) {
+  const int ld = std::max(1, m);
+  cblas_dsymm(CblasColMajor, CblasLeft, u, m, n, alpha, a, ld, b, ld, beta, c, ld);
+}
+void blas_symm(CBLAS_UPLO u, int m, int n, cfloat alpha, const cfloat* a, const cfloat* b, cfloat beta, cfloat* c) {
+  const int ld = std::max(1, m);
+  cblas_chemm(CblasColMajor, CblasLeft, u, m, n, &alpha, a, ld, b, ld, &beta, c, ld);
+}
+void blas_symm(CBLAS_UPLO u, int m, int n, cdouble alpha, const cdouble* a, const cdouble* b, cdouble beta,
+               cdouble* c) {
+  const int ld = std::max(1, m);
+  cblas_zhemm(CblasColMajor, CblasLeft, u, m, n, &alpha, a, ld, b, ld, &beta, c, ld);
+}
+
+void blas_symv(CBLAS_UPLO u, int n, float alpha, const float* a, const float* x, float beta, float* y) {
+  cblas_ssymv(CblasColMajor, u, n, alpha, a, std::max(1, n), x, 1, beta, y, 1);
+}
+void blas_symv(CBLAS_UPLO u, int n, double alpha, const double* a, const double* x, double beta, double* y) {
+  cblas_dsymv(CblasColMajor, u, n, alpha, a, std::max(1, n), x, 1, beta, y, 1);
+}
+void blas_symv(CBLAS_UPLO u, int n, cfloat alpha, const cfloat* a, const cfloat* x, cfloat beta, cfloat* y) {
+  cblas_chemv(CblasColMajor, u, n, &alpha, a, std::max(1, n), x, 1, &beta, y, 1);
+}
+void blas_symv(CBLAS_UPLO u, int n, cdouble alpha, const cdouble* a, const cdouble* x, cdouble beta, cdouble* y) {
+  cblas_zhemv(CblasColMajor, u, n, &alpha, a, std::max(1, n), x, 1, &beta, y, 1);
+}
+
 constexpr int kCol = LAPACK_COL_MAJOR;
 lapack_int lapack_eigh(char u, int n, float* a, float* w) { return LAPACKE_ssyevd(kCol, 'V', u, n, a, n, w); }
 lapack_int lapack_eigh(char u, int n, double* a, double* w) { return LAPACKE_dsyevd(kCol, 'V', u, n, a, n, w); }
@@ -177,6 +208,32 @@ void herk(Context& ctx, Triangle part, Op op, int n, int k, Real<T> alpha, const
 }
 
 template <class T>
+void symm(Context& ctx, Triangle part, int m, int n, std::type_identity_t<T> alpha, const Array<T>& a,
+          const Array<T>& b, std::type_identity_t<T> beta, Array<T>& c) {
+  constexpr const char* routine = is_complex_v<T> ? "hemm" : "symm";
+  check_sizes(routine, {m, n});
+  check_matrix(ctx, a, m, m, 1, routine, "A");
+  check_matrix(ctx, b, m, n, 1, routine, "B");
+  check_matrix(ctx, c, m, n, 1, routine, "C");
+  if (m == 0 || n == 0) return;
+  if (ctx.backend() == Backend::Cuda) return symm_gpu(ctx, part, m, n, alpha, a.data(), b.data(), beta, c.data());
+  blas_symm(part == Triangle::Lower ? CblasLower : CblasUpper, m, n, alpha, a.data(), b.data(), beta, c.data());
+}
+
+template <class T>
+void symv(Context& ctx, Triangle part, int n, std::type_identity_t<T> alpha, const Array<T>& a, const Array<T>& x,
+          std::type_identity_t<T> beta, Array<T>& y) {
+  constexpr const char* routine = is_complex_v<T> ? "hemv" : "symv";
+  check_sizes(routine, {n});
+  check_matrix(ctx, a, n, n, 1, routine, "A");
+  check_matrix(ctx, x, n, 1, 1, routine, "x");
+  check_matrix(ctx, y, n, 1, 1, routine, "y");
+  if (n == 0) return;
+  if (ctx.backend() == Backend::Cuda) return symv_gpu(ctx, part, n, alpha, a.data(), x.data(), beta, y.data());
+  blas_symv(part == Triangle::Lower ? CblasLower : CblasUpper, n, alpha, a.data(), x.data(), beta, y.data());
+}
+
+template <class T>
 void eigh(Context& ctx, Triangle part, int n, Array<T>& a, Array<Real<T>>& w) {
   constexpr const char* routine = is_complex_v<T> ? "heevd" : "syevd";
   check_sizes(routine, {n});
@@ -228,6 +285,8 @@ void cholesky(Context& ctx, Triangle part, int n, Array<T>& a) {
 #define QUASAR_INSTANTIATE(T)                                                                                     \
   template void gemm<T>(Context&, Op, Op, int, int, int, T, const Array<T>&, const Array<T>&, T, Array<T>&, int); \
   template void herk(Context&, Triangle, Op, int, int, Real<T>, const Array<T>&, Real<T>, Array<T>&);             \
+  template void symm<T>(Context&, Triangle, int, int, T, const Array<T>&, const Array<T>&, T, Array<T>&);         \
+  template void symv<T>(Context&, Triangle, int, T, const Array<T>&, const Array<T>&, T, Array<T>&);              \
   template void eigh(Context&, Triangle, int, Array<T>&, Array<Real<T>>&);                                        \
   template void lu_solve(Context&, int, int, Array<T>&, Array<T>&);                                               \
   template void invert(Context&, int, Array<T>&);                                                                 \

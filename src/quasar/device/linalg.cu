@@ -77,6 +77,44 @@ cublasStatus_t herk_call(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t
   return cublasZherk(h, u, t, n, k, &alpha, cu(a), lda, &beta, cu(c), std::max(1, n));
 }
 
+cublasStatus_t symm_call(cublasHandle_t h, cublasFillMode_t u, int m, int n, float alpha, const float* a,
+                         const float* b, float beta, float* c) {
+  return cublasSsymm(h, CUBLAS_SIDE_LEFT, u, m, n, &alpha, a, std::max(1, m), b, std::max(1, m), &beta, c,
+                     std::max(1, m));
+}
+cublasStatus_t symm_call(cublasHandle_t h, cublasFillMode_t u, int m, int n, double alpha, const double* a,
+                         const double* b, double beta, double* c) {
+  return cublasDsymm(h, CUBLAS_SIDE_LEFT, u, m, n, &alpha, a, std::max(1, m), b, std::max(1, m), &beta, c,
+                     std::max(1, m));
+}
+cublasStatus_t symm_call(cublasHandle_t h, cublasFillMode_t u, int m, int n, cfloat alpha, const cfloat* a,
+                         const cfloat* b, cfloat beta, cfloat* c) {
+  return cublasChemm(h, CUBLAS_SIDE_LEFT, u, m, n, cu(&alpha), cu(a), std::max(1, m), cu(b), std::max(1, m),
+                     cu(&beta), cu(c), std::max(1, m));
+}
+cublasStatus_t symm_call(cublasHandle_t h, cublasFillMode_t u, int m, int n, cdouble alpha, const cdouble* a,
+                         const cdouble* b, cdouble beta, cdouble* c) {
+  return cublasZhemm(h, CUBLAS_SIDE_LEFT, u, m, n, cu(&alpha), cu(a), std::max(1, m), cu(b), std::max(1, m),
+                     cu(&beta), cu(c), std::max(1, m));
+}
+
+cublasStatus_t symv_call(cublasHandle_t h, cublasFillMode_t u, int n, float alpha, const float* a, const float* x,
+                         float beta, float* y) {
+  return cublasSsymv(h, u, n, &alpha, a, std::max(1, n), x, 1, &beta, y, 1);
+}
+cublasStatus_t symv_call(cublasHandle_t h, cublasFillMode_t u, int n, double alpha, const double* a, const double* x,
+                         double beta, double* y) {
+  return cublasDsymv(h, u, n, &alpha, a, std::max(1, n), x, 1, &beta, y, 1);
+}
+cublasStatus_t symv_call(cublasHandle_t h, cublasFillMode_t u, int n, cfloat alpha, const cfloat* a, const cfloat* x,
+                         cfloat beta, cfloat* y) {
+  return cublasChemv(h, u, n, cu(&alpha), cu(a), std::max(1, n), cu(x), 1, cu(&beta), cu(y), 1);
+}
+cublasStatus_t symv_call(cublasHandle_t h, cublasFillMode_t u, int n, cdouble alpha, const cdouble* a,
+                         const cdouble* x, cdouble beta, cdouble* y) {
+  return cublasZhemv(h, u, n, cu(&alpha), cu(a), std::max(1, n), cu(x), 1, cu(&beta), cu(y), 1);
+}
+
 // cuBLAS's name of a routine for T: cublasZherk and so on.
 template <class T>
 std::string cublas_name(const char* routine) {
@@ -150,6 +188,18 @@ void herk_gpu(Context& ctx, Triangle part, Op op, int n, int k, Real<T> alpha, c
 }
 
 template <class T>
+void symm_gpu(Context& ctx, Triangle part, int m, int n, T alpha, const T* a, const T* b, T beta, T* c) {
+  const cublasStatus_t status = symm_call(ctx.cuda().blas(), fill_mode(part), m, n, alpha, a, b, beta, c);
+  if (status != CUBLAS_STATUS_SUCCESS) check_cublas(status, cublas_name<T>(is_complex_v<T> ? "hemm" : "symm").c_str());
+}
+
+template <class T>
+void symv_gpu(Context& ctx, Triangle part, int n, T alpha, const T* a, const T* x, T beta, T* y) {
+  const cublasStatus_t status = symv_call(ctx.cuda().blas(), fill_mode(part), n, alpha, a, x, beta, y);
+  if (status != CUBLAS_STATUS_SUCCESS) check_cublas(status, cublas_name<T>(is_complex_v<T> ? "hemv" : "symv").c_str());
+}
+
+template <class T>
 void eigh_gpu(Context& ctx, Triangle part, int n, T* a, Real<T>* w) {
   CudaLibraries& lib = ctx.cuda();
   constexpr cudaDataType type = data_type<T>(), real_type = data_type<Real<T>>();
@@ -207,6 +257,8 @@ void cholesky_gpu(Context& ctx, Triangle part, int n, T* a) {
 #define QUASAR_INSTANTIATE(T)                                                                 \
   template void gemm_gpu(Context&, Op, Op, int, int, int, T, const T*, const T*, T, T*, int); \
   template void herk_gpu(Context&, Triangle, Op, int, int, Real<T>, const T*, Real<T>, T*);   \
+  template void symm_gpu(Context&, Triangle, int, int, T, const T*, const T*, T, T*);          \
+  template void symv_gpu(Context&, Triangle, int, T, const T*, const T*, T, T*);               \
   template void eigh_gpu(Context&, Triangle, int, T*, Real<T>*);                              \
   template void lu_solve_gpu(Context&, int, int, T*, T*);                                     \
   template void invert_gpu(Context&, int, T*);                                                \

@@ -43,6 +43,18 @@ template <class T>
 void herk(Context& ctx, Triangle part, Op op, int n, int k, Real<T> alpha, const Array<T>& a, Real<T> beta,
           Array<T>& c);
 
+// C = alpha A B + beta C for the m x m symmetric (complex T: Hermitian) A, of which only the `part`
+// triangle is read, and the m x n B and C (xSYMM; xHEMM for complex T; A on the left).
+template <class T>
+void symm(Context& ctx, Triangle part, int m, int n, std::type_identity_t<T> alpha, const Array<T>& a,
+          const Array<T>& b, std::type_identity_t<T> beta, Array<T>& c);
+
+// y = alpha A x + beta y for the n x n symmetric (complex T: Hermitian) A, of which only the `part`
+// triangle is read, and the vectors x and y of n values (xSYMV; xHEMV for complex T).
+template <class T>
+void symv(Context& ctx, Triangle part, int n, std::type_identity_t<T> alpha, const Array<T>& a, const Array<T>& x,
+          std::type_identity_t<T> beta, Array<T>& y);
+
 // The eigenvalues of the n x n Hermitian (real: symmetric) A in ascending order into w, and the
 // orthonormal eigenvectors over A (column j belongs to w[j]). A's `part` triangle is what is read.
 // Divide and conquer (xHEEVD / xSYEVD; cuSOLVER's Xsyevd).

@@ -17,6 +17,10 @@ void gemm_gpu(Context& ctx, Op op_a, Op op_b, int m, int n, int k, T alpha, cons
 template <class T>
 void herk_gpu(Context& ctx, Triangle part, Op op, int n, int k, Real<T> alpha, const T* a, Real<T> beta, T* c);
 template <class T>
+void symm_gpu(Context& ctx, Triangle part, int m, int n, T alpha, const T* a, const T* b, T beta, T* c);
+template <class T>
+void symv_gpu(Context& ctx, Triangle part, int n, T alpha, const T* a, const T* x, T beta, T* y);
+template <class T>
 void eigh_gpu(Context& ctx, Triangle part, int n, T* a, Real<T>* w);
 template <class T>
 void lu_solve_gpu(Context& ctx, int n, int nrhs, T* a, T* b);

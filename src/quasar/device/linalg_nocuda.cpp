@@ -12,6 +12,14 @@ void herk_gpu(Context&, Triangle, Op, int, int, Real<T>, const T*, Real<T>, T*) 
   throw_no_cuda("cuBLAS");
 }
 template <class T>
+void symm_gpu(Context&, Triangle, int, int, T, const T*, const T*, T, T*) {
+  throw_no_cuda("cuBLAS");
+}
+template <class T>
+void symv_gpu(Context&, Triangle, int, T, const T*, const T*, T, T*) {
+  throw_no_cuda("cuBLAS");
+}
+template <class T>
 void eigh_gpu(Context&, Triangle, int, T*, Real<T>*) {
   throw_no_cuda("cuSOLVER");
 }
@@ -31,6 +39,8 @@ void cholesky_gpu(Context&, Triangle, int, T*) {
 #define QUASAR_INSTANTIATE(T)                                                                 \
   template void gemm_gpu(Context&, Op, Op, int, int, int, T, const T*, const T*, T, T*, int); \
   template void herk_gpu(Context&, Triangle, Op, int, int, Real<T>, const T*, Real<T>, T*);   \
+  template void symm_gpu(Context&, Triangle, int, int, T, const T*, const T*, T, T*);          \
+  template void symv_gpu(Context&, Triangle, int, T, const T*, const T*, T, T*);               \
   template void eigh_gpu(Context&, Triangle, int, T*, Real<T>*);                              \
   template void lu_solve_gpu(Context&, int, int, T*, T*);                                     \
   template void invert_gpu(Context&, int, T*);                                                \

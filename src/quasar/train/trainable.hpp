@@ -3,7 +3,9 @@
 // gradient with respect to flat parameters on the family's backend, a new model with statistics
 // from the data, the model's files at checkpoints and at the end, and its learning-curve columns.
 // The Deep Potential implements it (potential/dp/train/); the family's registry entry makes it
-// from a training input (`quasar train`).
+// from a training input (`quasar train`). A family whose method is not the generic trainer's gives
+// its own TrainingRun instead (TrainingJob::run).
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,11 +72,23 @@ struct TrainSettings {
   nn::ExponentialDecay learning_rate;
 };
 
-// A training run as a family reads it from its input file.
+// A training run from start to end: the generic Trainer (trainer.hpp) over a TrainableModel, or a
+// family's own procedure (n2p2's epochs of single updates for the Behler-Parrinello family).
+class TrainingRun {
+ public:
+  virtual ~TrainingRun() = default;
+  // Trains, writing what the method writes as it goes and, at the end, the model's files named from
+  // `output` (returned). Progress lines go to `log`.
+  virtual std::vector<std::string> run(const std::string& output, std::ostream* log) = 0;
+};
+
+// A training run as a family reads it from its input file: either a model and the generic trainer's
+// settings, or (`run` set) the family's own run.
 struct TrainingJob {
   std::unique_ptr<TrainableModel> model;
   TrainSettings settings;
   Precision precision = Precision::Double;  // of the GPU evaluation (the CPU trains in double)
+  std::unique_ptr<TrainingRun> run;
 };
 
 }  // namespace quasar::train

@@ -38,6 +38,15 @@ std::vector<std::vector<Structure>> load(const std::vector<std::string>& paths) 
 
 }  // namespace
 
+std::unique_ptr<TrainingRun> make_run(TrainingJob job, const std::string& restart) {
+  if (job.run) {
+    if (!restart.empty())
+      throw Error("--restart " + restart + ": this family's training has no checkpoints to restart from");
+    return std::move(job.run);
+  }
+  return std::make_unique<Trainer>(std::move(job), restart);
+}
+
 Trainer::Trainer(TrainingJob job, const std::string& restart)
     : Trainer(std::move(job.model), std::move(job.settings), restart) {}
 

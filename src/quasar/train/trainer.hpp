@@ -15,17 +15,17 @@
 
 namespace quasar::train {
 
-class Trainer {
+class Trainer : public TrainingRun {
  public:
   // Reads the data, then initialises the model with statistics from it (or restores a checkpoint).
   Trainer(std::unique_ptr<TrainableModel> model, TrainSettings settings, const std::string& restart = "");
   // A family's training job (TrainingJob).
   explicit Trainer(TrainingJob job, const std::string& restart = "");
-  ~Trainer();
+  ~Trainer() override;
   // Runs to numb_steps, writing the learning curve (disp_file), checkpoints (save_ckpt) every
   // save_freq steps and, at the end, the model's files named from `output` (returned). Progress
   // lines go to `log`.
-  std::vector<std::string> run(const std::string& output, std::ostream* log);
+  std::vector<std::string> run(const std::string& output, std::ostream* log) override;
 
   double learning_rate(long step) const { return settings_.learning_rate.at(step); }
   // Loss summary over frames with the current model at the learning rate of `step`.
@@ -48,5 +48,9 @@ class Trainer {
   long step_ = 0;
   std::mt19937_64 rng_;
 };
+
+// The run of a training job: the family's own (restart must be empty: such runs have no checkpoints
+// of the generic trainer), or the generic trainer over the job's model.
+std::unique_ptr<TrainingRun> make_run(TrainingJob job, const std::string& restart = "");
 
 }  // namespace quasar::train

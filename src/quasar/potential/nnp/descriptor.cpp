@@ -148,6 +148,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
   }
   for (int j = 0; j < n; ++j) {
     const NeighborEntry& a = nb[j];
+    if (!visitor.neighbor_begin(j)) continue;
     const double z = atomic_number_[a.element];
     for (int s : plan.radial[a.element]) {
       const SfParams<double>& p = plan.functions[s];
@@ -165,6 +166,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
       const int pair = std::min(a.element, b.element) * ne + std::max(a.element, b.element);
       const std::vector<int>& list = plan.angular[pair];
       if (list.empty() || a.r >= plan.angular_reach[pair] || b.r >= plan.angular_reach[pair]) continue;
+      if (!visitor.pair_begin(j, k)) continue;
       const double dk[3] = {b.dx, b.dy, b.dz};
       const PairGeometry<double> g = pair_geometry(dj, a.r, dk, b.r);
       if (plan.angular_narrow[pair] && g.rjk >= plan.angular_reach[pair]) continue;  // every term is zero
@@ -196,6 +198,8 @@ namespace {
 
 struct ValueVisitor {
   double* G;
+  bool neighbor_begin(int) { return true; }
+  bool pair_begin(int, int) { return true; }
   void radial(int s, double w, const Fdf<double>& t) { G[s] += w * t.f; }
   void neighbor_end(int) {}
   void angular(int s, double w, const AngularTerm<double>& t) { G[s] += w * t.value; }
@@ -209,6 +213,8 @@ struct GradientVisitor {
   const double* g;
   double* grad;
   double radial_sum = 0, jj = 0, jk = 0, kk = 0;
+  bool neighbor_begin(int) { return true; }
+  bool pair_begin(int, int) { return true; }
   void radial(int s, double w, const Fdf<double>& t) { radial_sum += g[s] * w * t.df; }
   void neighbor_end(int j) {
     if (radial_sum != 0) {
@@ -239,6 +245,73 @@ struct GradientVisitor {
   }
 };
 
+// Forward mode along the neighbours' displacements t_j: a radial term changes by df/r (d_j . t_j),
+// an angular term by jj (d_j . t_j) + jk (d_k . t_j + d_j . t_k) + kk (d_k . t_k).
+struct TangentVisitor {
+  std::span<const NeighborEntry> nb;
+  const double* t;
+  const char* moving;
+  double* dG;
+  double along = 0, pj = 0, pjk = 0, pk = 0;
+  double project(int j, const NeighborEntry& d) const {
+    return d.dx * t[3 * j] + d.dy * t[3 * j + 1] + d.dz * t[3 * j + 2];
+  }
+  bool neighbor_begin(int j) {
+    if (!moving[j]) return false;
+    along = project(j, nb[j]) / nb[j].r;
+    return true;
+  }
+  bool pair_begin(int j, int k) {
+    if (!moving[j] && !moving[k]) return false;
+    pj = project(j, nb[j]);
+    pk = project(k, nb[k]);
+    pjk = project(j, nb[k]) + project(k, nb[j]);
+    return true;
+  }
+  void radial(int s, double w, const Fdf<double>& term) { dG[s] += w * term.df * along; }
+  void neighbor_end(int) {}
+  void angular(int s, double w, const AngularTerm<double>& term) {
+    dG[s] += w * (term.jj * pj + term.jk * pjk + term.kk * pk);
+  }
+  void pair_end(int, int) {}
+};
+
+// The derivative of each term by each displacement, stored per neighbour, component and function.
+struct JacobianVisitor {
+  std::span<const NeighborEntry> nb;
+  int count;
+  double* jac;
+  int current = 0, j = 0, k = 0;  // the neighbour of the radial terms, the pair of the angular ones
+  double* at(int neighbor, int c) { return jac + (3 * static_cast<std::size_t>(neighbor) + c) * count; }
+  bool neighbor_begin(int neighbor) {
+    current = neighbor;
+    return true;
+  }
+  bool pair_begin(int pj, int pk) {
+    j = pj, k = pk;
+    return true;
+  }
+  void radial(int s, double w, const Fdf<double>& term) {
+    const NeighborEntry& d = nb[current];
+    const double c = w * term.df / d.r;
+    at(current, 0)[s] += c * d.dx;
+    at(current, 1)[s] += c * d.dy;
+    at(current, 2)[s] += c * d.dz;
+  }
+  void neighbor_end(int) {}
+  void angular(int s, double w, const AngularTerm<double>& term) {
+    const NeighborEntry &a = nb[j], &b = nb[k];
+    const double jj = w * term.jj, jk = w * term.jk, kk = w * term.kk;
+    at(j, 0)[s] += jj * a.dx + jk * b.dx;
+    at(j, 1)[s] += jj * a.dy + jk * b.dy;
+    at(j, 2)[s] += jj * a.dz + jk * b.dz;
+    at(k, 0)[s] += jk * a.dx + kk * b.dx;
+    at(k, 1)[s] += jk * a.dy + kk * b.dy;
+    at(k, 2)[s] += jk * a.dz + kk * b.dz;
+  }
+  void pair_end(int, int) {}
+};
+
 }  // namespace
 
 void Descriptor::values(int element, std::span<const NeighborEntry> nb, double* G) const {
@@ -249,6 +322,20 @@ void Descriptor::values(int element, std::span<const NeighborEntry> nb, double* 
 
 void Descriptor::gradient(int element, std::span<const NeighborEntry> nb, const double* g, double* grad) const {
   GradientVisitor visitor{nb, g, grad};
+  visit(element, nb, visitor);
+}
+
+void Descriptor::tangent(int element, std::span<const NeighborEntry> nb, const double* t, const char* moving,
+                         double* dG) const {
+  std::fill(dG, dG + count(element), 0.0);
+  TangentVisitor visitor{nb, t, moving, dG};
+  visit(element, nb, visitor);
+}
+
+void Descriptor::jacobian(int element, std::span<const NeighborEntry> nb, double* jac) const {
+  const int n = count(element);
+  std::fill(jac, jac + 3 * nb.size() * static_cast<std::size_t>(n), 0.0);
+  JacobianVisitor visitor{nb, n, jac};
   visit(element, nb, visitor);
 }
 

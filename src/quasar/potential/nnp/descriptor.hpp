@@ -59,6 +59,14 @@ class Descriptor {
   // Adds sum_s g[s] dG_s/d(d_j) to grad[3 j + a] for every neighbour j; the centre's own gradient is
   // minus the sum over its neighbours.
   void gradient(int element, std::span<const NeighborEntry> nb, const double* g, double* grad) const;
+  // The derivative of every function along a displacement of the neighbours, dG[s] = sum_j
+  // dG_s/d(d_j) . t_j with t_j = t[3 j .. 3 j + 2] (forward mode; dG has count(element) slots). Only
+  // the terms of the neighbours with moving[j] != 0 are visited: pass the neighbours whose t_j is not
+  // zero, so that a displacement of one atom costs the pairs that contain it.
+  void tangent(int element, std::span<const NeighborEntry> nb, const double* t, const char* moving, double* dG) const;
+  // Every derivative dG_s/d(d_j)_c into jac[(3 j + c) count(element) + s] (zeroed first): what a
+  // training keeps of a centre when it keeps its symmetry functions' derivatives.
+  void jacobian(int element, std::span<const NeighborEntry> nb, double* jac) const;
 
  private:
   // Visits every term of a centre (descriptor.cpp: values and gradient are two visitors).

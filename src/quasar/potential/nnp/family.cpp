@@ -1,7 +1,9 @@
 // Behler-Parrinello potentials in the registry: TOML type "nnp" (aliases "hdnnp", "n2p2"), n2p2's
-// model folders (recognised by their input.nn), with the units their files are in.
+// model folders (recognised by their input.nn), with the units their files are in, and n2p2's
+// training from input.nn with its training keywords (`quasar train input.nn` or its folder).
 #include "quasar/core/units.hpp"
 #include "quasar/potential/nnp/nnp_potential.hpp"
+#include "quasar/potential/nnp/train/training.hpp"
 #include "quasar/potential/registry.hpp"
 
 namespace quasar::nnp {
@@ -38,6 +40,14 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
   }
   return pot;
 }
+
+train::TrainingJob training(const std::string& input, Backend backend, std::optional<Precision> precision) {
+  if (precision && *precision != Precision::Double)
+    throw Error("nnp training: the training runs in double precision (--precision double)");
+  train::TrainingJob job;
+  job.run = std::make_unique<N2p2Training>(input, backend);
+  return job;
+}
 }  // namespace
 
 void register_family(PotentialRegistry& registry) {
@@ -49,6 +59,7 @@ void register_family(PotentialRegistry& registry) {
   f.capabilities.precisions = {Precision::Double, Precision::Mixed32};
   f.capabilities.ghost_atoms = true;
   f.capabilities.per_atom = true;
+  f.capabilities.training = true;
   f.from_config = from_config;
   f.model_extensions = {"input.nn"};
   f.model_folder_files = {"input.nn"};
@@ -64,6 +75,8 @@ void register_family(PotentialRegistry& registry) {
     }
     return std::make_unique<NnpPotential>(NnpPotential::from_files(path, u));
   };
+  f.training_files = {"input.nn"};
+  f.training = training;
   registry.add(std::move(f));
 }
 

@@ -1,0 +1,41 @@
+#pragma once
+// The predictions and Jacobians of TrainingNetworks (networks.hpp) on the GPU, for structures whose
+// symmetry-function derivatives are kept (memorize_symfunc_results with forces). Every atom's inputs
+// and derivatives go to the GPU once. An update's rows, per element, are the atoms of the structure
+// (an energy) or the centres that see the moving atom (a force component), their tangents the kept
+// derivatives contracted along the atom's displacement; each element's rows run through its network
+// as one GEMM per layer, forward with tangents and back (nn/dual_layers.cuh), adding dE/dw or dF/dw
+// to a Jacobian that stays on the GPU for the Kalman filter. The CPU's TrainingNetworks are the
+// reference (nnp_train_jacobian_test).
+#include <memory>
+
+#include "quasar/potential/nnp/train/networks.hpp"
+
+namespace quasar::nnp {
+
+class GpuJacobians {
+ public:
+  explicit GpuJacobians(const TrainingNetworks& nets);
+  ~GpuJacobians();
+  GpuJacobians(const GpuJacobians&) = delete;
+  GpuJacobians& operator=(const GpuJacobians&) = delete;
+
+  // Structure s with its inputs (which must hold the derivatives), uploaded once.
+  bool has(std::size_t s) const;
+  void add(std::size_t s, const TrainingStructure& structure, const StructureInputs& inputs);
+  // The networks' current weights (after each update).
+  void set_weights(const TrainingNetworks& nets);
+  // The predicted energy of structure s, or force component c of its atom a; with `jacobian` (the
+  // networks' parameter_count() values on the GPU) the gradient is added there.
+  double energy(std::size_t s, double* jacobian = nullptr);
+  double force(std::size_t s, int a, int c, double* jacobian = nullptr);
+  // x *= factor for n values on the GPU.
+  static void scale(double* x, long n, double factor);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quasar::nnp

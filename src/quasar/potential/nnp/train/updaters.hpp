@@ -1,0 +1,26 @@
+#pragma once
+// n2p2's weight updaters behind one interface: the Kalman filter (nn::KalmanFilter) and gradient
+// descent on the single-candidate loss xi^2 / 2, with a fixed step (w += eta xi J) or n2p2's Adam
+// (g = -xi J; m and v as usual; w -= eta0 sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps)). An update
+// takes m observations: the errors xi (reference minus prediction, m values) and the Jacobian (n x m,
+// column-major), on the updater's backend; gradient descent takes one observation.
+#include <memory>
+
+#include "quasar/device/array.hpp"
+#include "quasar/nn/kalman.hpp"
+#include "quasar/potential/nnp/train/settings.hpp"
+
+namespace quasar::nnp {
+
+class WeightUpdater {
+ public:
+  virtual ~WeightUpdater() = default;
+  virtual void update(Array<double>& weights, const Array<double>& error, const Array<double>& jacobian, int m) = 0;
+};
+
+// The updater `settings` asks for, for `size` weights on `backend`; `updates_per_epoch` turns the
+// Kalman filter's qtau and etatau (given per epoch) into rates per update, as n2p2 does.
+std::unique_ptr<WeightUpdater> make_updater(const TrainingSettings& settings, Backend backend, long size,
+                                            double updates_per_epoch);
+
+}  // namespace quasar::nnp
