@@ -15,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quasar=${QUASAR:-build/quasar}
 [ -x "$quasar" ] || { echo "nnp-train-bench: no quasar command at $quasar (set QUASAR)" >&2; exit 2; }
+quasar=$(cd "$(dirname "$quasar")" && pwd)/$(basename "$quasar")
 data=${QUASAR_NNP_DATA:-../shared/reference/n2p2/train/H2O_RPBE-D3}
 for f in input.nn input.data reference-nnp-train.log; do
   [ -f "$data/$f" ] || { echo "nnp-train-bench: $data/$f missing (set QUASAR_NNP_DATA)" >&2; exit 2; }
@@ -31,7 +32,7 @@ chmod u+w "$run"/*
 sed -i -E "s/^epochs([[:space:]]+)[0-9]+/epochs\1$epochs/" "$run/input.nn"
 echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) threads; load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
-(cd "$run" && "$OLDPWD/$quasar" train . --device "$device" --output out > quasar-train.stdout 2>&1) ||
+(cd "$run" && "$quasar" train . --device "$device" --output out > quasar-train.stdout 2>&1) ||
   { echo "nnp-train-bench: quasar train failed ($run)" >&2; tail -20 "$run/quasar-train.stdout" >&2; exit 1; }
 wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 # Per epoch the progress line's seconds; the learning curve by column name.
