@@ -45,6 +45,11 @@ if [ -d ../shared/reference/deepmd ]; then
   cp ../shared/reference/deepmd/bench/water-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
+# n2p2's examples and training sets (5 MB; the tests build their paths from the folder names).
+if [ -d ../shared/reference/n2p2 ]; then
+  mkdir -p .gpu/shared/reference
+  cp -r ../shared/reference/n2p2 .gpu/shared/reference/
+fi
 # And every ../shared path a test names (test::shared_path("...")), so that new tests find their data
 # there too (a test that skips for want of it fails bench/gpu-check.sh); the copper model only as above.
 root=$PWD
