@@ -3,7 +3,8 @@
 // naming anything else is text of the file before it); text before the first such line is input.nn.
 // The folder is read (scaling.data and the weights only when the input has them); a potential that
 // reads is written with Quasar's writer into a second folder and read back, and any difference from
-// what was read first aborts, as does any error in writing what was read.
+// what was read first aborts, as does any error in writing what was read. A potential that reads has
+// its training keywords read too (quasar train), where an InputError is the expected answer.
 #include <unistd.h>
 
 #include <cctype>
@@ -16,6 +17,7 @@
 
 #include "fuzz_input.hpp"
 #include "quasar/potential/nnp/model_io.hpp"
+#include "quasar/potential/nnp/train/settings.hpp"
 
 namespace {
 
@@ -72,6 +74,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     model = quasar::nnp::read_model(dir, files);
   } catch (const quasar::Error&) {
     return 0;  // the expected answer to bad input
+  }
+  try {
+    (void)quasar::nnp::read_training_settings(model, dir / "input.nn");
+  } catch (const quasar::Error&) {
   }
   // What was read must write and read back the same; an exception here escapes as a finding.
   quasar::nnp::write_model(model, out);
