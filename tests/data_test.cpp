@@ -1,7 +1,12 @@
 // Labelled data: deepmd/npy systems (.npy arrays), folders of systems, n2p2 input.data, extended XYZ;
 // `quasar convert` and `quasar test`.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -168,6 +173,78 @@ TEST_F(Data, N2p2TrainingSets) {
   ASSERT_EQ(back.size(), 20u);
   EXPECT_NEAR(*back[3].energy, *w[3].energy, 1e-9);          // measured 0 (it rounds at 1.5e-11 eV)
   EXPECT_NEAR(back[3].forces[7].x, w[3].forces[7].x, 1e-14);  // measured 0
+}
+
+// The writer against the file it read: n2p2's water set read in bohr and hartree (to Å and eV) and
+// written back in bohr and hartree gives the file's numbers, through the library and `quasar convert`.
+TEST_F(Data, N2p2WriterGivesBackTheFile) {
+  const std::string water = test::shared_path("reference/n2p2/train/H2O_RPBE-D3/input.data");
+  if (water.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/n2p2 is not here");
+  const units::FileUnits bohr_ha = units::parse_file_units("bohr,hartree");
+  const std::string lib = (dir_ / "lib.data").string(), cli = (dir_ / "cli.data").string();
+  io::write_n2p2_data(lib, io::read_n2p2_data(water, bohr_ha), bohr_ha);
+  const std::string xyz = (dir_ / "water.xyz").string();
+  const std::string quasar = test::binary_path("quasar");
+  ASSERT_EQ(std::system((quasar + " convert --units bohr,Ha --output " + xyz + " " + water + " > /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((quasar + " convert --output-format n2p2 --units bohr,Ha --output " + cli + " " + xyz +
+                         " > /dev/null").c_str()),
+            0);
+  // Word by word: keywords and element names equal, numbers within relative 1e-15 (the unit conversion
+  // there and back rounds; measured 1.9e-16). The extended XYZ carries no charges, so `convert` writes 0.
+  auto words = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> w;
+    for (std::string x; in >> x;) w.push_back(x);
+    return w;
+  };
+  const auto ref = words(water);
+  for (const auto& [path, charges] : {std::pair{lib, true}, std::pair{cli, false}}) {
+    const auto got = words(path);
+    ASSERT_EQ(got.size(), ref.size()) << path;
+    double worst = 0, charge_sum = 0;
+    std::string line_key;
+    for (std::size_t k = 0, column = 0; k < ref.size(); ++k, ++column) {
+      if (!std::isdigit(static_cast<unsigned char>(ref[k].back()))) {  // a keyword or an element name
+        if (ref[k] == "begin" || ref[k] == "lattice" || ref[k] == "atom" || ref[k] == "energy" || ref[k] == "charge" ||
+            ref[k] == "end" || ref[k] == "comment")
+          line_key = ref[k], column = 0;
+        EXPECT_EQ(got[k], ref[k]) << path << " word " << k;
+        continue;
+      }
+      const double r = std::stod(ref[k]), g = std::stod(got[k]);
+      if (line_key == "atom" && column == 5) charge_sum += r;
+      if (line_key == "charge") {  // the file's total charge is 0, the writer's the sum of the atoms' charges
+        EXPECT_NEAR(g, charges ? charge_sum : 0.0, 1e-12) << path << " word " << k;
+        charge_sum = 0;
+        continue;
+      }
+      if (line_key == "atom" && column == 5 && !charges) {
+        EXPECT_EQ(g, 0.0);
+        continue;
+      }
+      worst = std::max(worst, std::abs(g - r) / std::max(std::abs(r), 1e-300));
+    }
+    EXPECT_LT(worst, 1e-15) << path;
+    std::cout << path << ": largest relative difference " << worst << "\n";
+  }
+  // Structures n2p2 cannot hold are refused before anything is written.
+  auto frames = io::read_n2p2_data(water, bohr_ha);
+  frames.resize(2);
+  frames[1].energy.reset();
+  const std::string bad = (dir_ / "bad.data").string();
+  try {
+    io::write_n2p2_data(bad, frames);
+    ADD_FAILURE() << "no error for a frame without energy";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("frame 1: a structure without an energy"), std::string::npos) << e.what();
+  }
+  frames[1] = frames[0];
+  frames[1].box.periodic[2] = 0;
+  EXPECT_THROW(io::write_n2p2_data(bad, frames), Error);
+  frames[1].box.periodic[2] = 1;
+  frames[1].forces.clear();
+  EXPECT_THROW(io::write_n2p2_data(bad, frames), Error);
+  EXPECT_FALSE(std::filesystem::exists(bad));
 }
 
 TEST_F(Data, N2p2WithoutCellAndMalformed) {

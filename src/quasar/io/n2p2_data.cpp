@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 
 #include "quasar/core/units.hpp"
+#include "quasar/io/read.hpp"
 #include "quasar/io/text.hpp"
 
 namespace quasar::io {
@@ -74,6 +77,57 @@ std::vector<Structure> read_n2p2_data(const std::string& path, const units::File
   }
   if (out.empty()) throw InputError(path, 0, "no structure (n2p2 input.data starts each with 'begin')");
   return out;
+}
+
+namespace {
+// Why n2p2 cannot hold the structure ("" when it can).
+std::string n2p2_problem(const Structure& s) {
+  if (!s.energy) return "a structure without an energy";
+  if (s.forces.size() != s.size()) return "a structure without forces";
+  const int periodic = s.box.periodic[0] + s.box.periodic[1] + s.box.periodic[2];
+  if (periodic != 0 && periodic != 3)
+    return "a cell periodic in " + std::to_string(periodic) + " directions (n2p2 takes three or none)";
+  return "";
+}
+}  // namespace
+
+void append_n2p2_data(std::ostream& out, const Structure& s, const units::FileUnits& units) {
+  if (const std::string p = n2p2_problem(s); !p.empty()) throw Error("n2p2 input.data: " + p);
+  const double length = units.length, force = units.energy / units.length;
+  std::ostringstream o;
+  o << std::setprecision(17) << "begin\n";
+  std::string comment;
+  if (const auto c = s.info.find("comment"); c != s.info.end()) {
+    comment = c->second;
+  } else {
+    for (const auto& [k, v] : s.info) comment += (comment.empty() ? "" : " ") + k + "=" + v;
+  }
+  std::replace(comment.begin(), comment.end(), '\n', ' ');
+  if (!comment.empty()) o << "comment " << comment << "\n";
+  if (s.box.periodic[0])
+    for (int r = 0; r < 3; ++r)
+      o << "lattice " << s.box.h(r, 0) / length << " " << s.box.h(r, 1) / length << " " << s.box.h(r, 2) / length << "\n";
+  double total_charge = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Vec3& r = s.positions[i];
+    const Vec3& f = s.forces[i];
+    const double q = s.charges.empty() ? 0.0 : s.charges[i];
+    total_charge += q;
+    o << "atom " << r.x / length << " " << r.y / length << " " << r.z / length << " "
+      << s.type_names[static_cast<std::size_t>(s.types[i])] << " " << q << " 0 " << f.x / force << " " << f.y / force
+      << " " << f.z / force << "\n";
+  }
+  o << "energy " << *s.energy / units.energy << "\ncharge " << total_charge << "\nend\n";
+  out << o.str();
+}
+
+void write_n2p2_data(const std::string& path, const std::vector<Structure>& frames, const units::FileUnits& units) {
+  for (std::size_t k = 0; k < frames.size(); ++k)  // before anything is written
+    if (const std::string p = n2p2_problem(frames[k]); !p.empty())
+      throw Error(path + ": frame " + std::to_string(k) + ": " + p);
+  write_file_atomically(path, [&](std::ostream& out) {
+    for (const auto& f : frames) append_n2p2_data(out, f, units);
+  });
 }
 
 }  // namespace quasar::io
