@@ -155,35 +155,44 @@ TEST(NnpTrainJacobian, ForcesAreMinusTheEnergyDerivative) {
   EXPECT_TRUE(kept.within(1e-13));
 }
 
-// The GPU's rows through the networks give the CPU's predictions and Jacobians.
+// The GPU's rows through the networks give the CPU's predictions and Jacobians, by the fused kernel
+// and by the GEMM path.
 TEST(NnpTrainJacobian, GpuJacobiansEqualTheCpu) {
   QUASAR_REQUIRE_TRAINING_DATA();
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
   WaterNetworks w = water_networks();
   const nnp::TrainingNetworks& nets = *w.nets;
-  nnp::GpuJacobians gpu(nets);
-  gpu.add(7, w.structure, w.kept);
-  const std::size_t n = static_cast<std::size_t>(nets.parameter_count());
-  test::MaxError values("GPU - CPU energy and forces, relative"), jac("GPU - CPU Jacobians, relative to the largest");
-  auto compare = [&](const std::vector<double>& g, const std::vector<double>& c) {
-    double largest = 0;
-    for (double x : c) largest = std::max(largest, std::abs(x));
-    for (std::size_t k = 0; k < n; ++k) jac.add(g[k] / largest, c[k] / largest);
-  };
-  Array<double> dj(Backend::Cuda, n);
-  std::vector<double> cj(n, 0.0);
-  values.add(gpu.energy(7, dj.data()) / nets.energy(w.structure, w.kept, cj.data()), 1);
-  compare(dj.to_vector(), cj);
-  for (int atom : {0, static_cast<int>(w.structure.size()) - 1})
-    for (int c = 0; c < 3; ++c) {
-      dj.set_zero();
-      std::fill(cj.begin(), cj.end(), 0.0);
-      values.add(gpu.force(7, atom, c, dj.data()) / nets.force(w.structure, w.kept, atom, c, cj.data()), 1);
-      compare(dj.to_vector(), cj);
-    }
-  // Measured on the H100: 1.1e-15 and 1.1e-15 (the same sums in another order).
-  EXPECT_TRUE(values.within(1e-13));
-  EXPECT_TRUE(jac.within(1e-13));
+  for (bool fused : {true, false}) {
+    nnp::GpuJacobians gpu(nets, fused);
+    gpu.add(7, w.structure, w.kept);
+    const std::size_t n = static_cast<std::size_t>(nets.parameter_count());
+    const std::string path = fused ? " (fused kernel)" : " (GEMMs)";
+    test::MaxError values("GPU - CPU energy and forces, relative" + path),
+        jac("GPU - CPU Jacobians, relative to the largest" + path);
+    auto compare = [&](const std::vector<double>& g, const std::vector<double>& c) {
+      double largest = 0;
+      for (double x : c) largest = std::max(largest, std::abs(x));
+      for (std::size_t k = 0; k < n; ++k) jac.add(g[k] / largest, c[k] / largest);
+    };
+    Array<double> dj(Backend::Cuda, n);
+    std::vector<double> cj(n, 0.0);
+    // Twice into the same Jacobian: the second call adds.
+    values.add(gpu.energy(7, dj.data()) / nets.energy(w.structure, w.kept, cj.data()), 1);
+    values.add(gpu.energy(7, dj.data()) / nets.energy(w.structure, w.kept, cj.data()), 1);
+    values.add(gpu.energy(7) / nets.energy(w.structure, w.kept), 1);
+    compare(dj.to_vector(), cj);
+    for (int atom : {0, 5, static_cast<int>(w.structure.size()) - 1})
+      for (int c = 0; c < 3; ++c) {
+        dj.set_zero();
+        std::fill(cj.begin(), cj.end(), 0.0);
+        values.add(gpu.force(7, atom, c, dj.data()) / nets.force(w.structure, w.kept, atom, c, cj.data()), 1);
+        values.add(gpu.force(7, atom, c) / nets.force(w.structure, w.kept, atom, c), 1);
+        compare(dj.to_vector(), cj);
+      }
+    // Measured on the H100 (GEMMs): 1.1e-15 and 1.1e-15 (the same sums in another order).
+    EXPECT_TRUE(values.within(1e-13));
+    EXPECT_TRUE(jac.within(1e-13));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -249,10 +258,11 @@ struct DenseKalman {
 
 class NnpKalman : public testing::TestWithParam<Backend> {};
 
+// Sizes of one and of several blocks of the GPU's single-observation kernels.
 TEST_P(NnpKalman, UpdatesFollowTheDenseFormula) {
-  const int n = 7;
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
+  for (const int n : {7, 300})
   for (auto kind : {nn::KalmanSettings::Kind::Standard, nn::KalmanSettings::Kind::FadingMemory}) {
     nn::KalmanSettings s;
     s.kind = kind;
@@ -289,6 +299,25 @@ TEST_P(NnpKalman, UpdatesFollowTheDenseFormula) {
     EXPECT_TRUE(ew.within(5e-14));
     EXPECT_TRUE(ep.within(5e-14));
   }
+}
+
+// An observation whose A is not positive (a NaN in the Jacobian) is refused: an error on the CPU,
+// skipped and counted on the GPU.
+TEST_P(NnpKalman, AnObservationWithoutPositiveAIsRefused) {
+  const int n = 5;
+  nn::KalmanFilter filter(GetParam(), n, nn::KalmanSettings{});
+  const std::vector<double> w0{0.1, 0.2, 0.3, 0.4, 0.5};
+  Array<double> state(GetParam(), n), error(GetParam()), jacobian(GetParam());
+  state.upload(w0.data(), n);
+  error.assign({0.5});
+  jacobian.assign({1.0, 0.0, std::nan(""), 0.0, 1.0});
+  if (GetParam() == Backend::Cpu) {
+    EXPECT_THROW(filter.update(state, error, jacobian, 1), Error);
+    return;
+  }
+  filter.update(state, error, jacobian, 1);
+  EXPECT_EQ(filter.rejected(), 1);
+  EXPECT_EQ(state.to_vector(), w0);
 }
 
 QUASAR_INSTANTIATE_BACKENDS(NnpKalman);

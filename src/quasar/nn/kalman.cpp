@@ -55,7 +55,8 @@ KalmanFilter::KalmanFilter(Backend backend, long size, const KalmanSettings& s)
       y_(backend),
       k_(backend),
       a_(backend),
-      c_(backend) {
+      c_(backend),
+      single_(backend, 2) {
   if (size < 1 || size > 46340)
     throw Error("Kalman filter: the state needs between 1 and 46340 parameters (P has n^2 entries)");
   if (!(s.epsilon > 0)) throw Error("Kalman filter: epsilon must be positive");
@@ -74,7 +75,6 @@ KalmanFilter::KalmanFilter(Backend backend, long size, const KalmanSettings& s)
 KalmanFilter::~KalmanFilter() = default;
 
 void KalmanFilter::update(Array<double>& state, const Array<double>& error, const Array<double>& jacobian, int m) {
-  using device::Op;
   using device::Triangle;
   const std::size_t un = static_cast<std::size_t>(n_), um = static_cast<std::size_t>(m);
   const int n = static_cast<int>(n_);
@@ -94,10 +94,34 @@ void KalmanFilter::update(Array<double>& state, const Array<double>& error, cons
     device::symv(context_, Triangle::Lower, n, 1.0, p_, jacobian, 0.0, x_);
   else
     device::symm(context_, Triangle::Lower, n, m, 1.0, p_, jacobian, 0.0, x_);
+  const double noise = standard ? 1.0 / eta_ : lambda_;
+  if (m == 1 && p_.backend() == Backend::Cuda) {
+#ifdef QUASAR_HAVE_CUDA
+    kalman_single_cuda(context_, n_, jacobian.data(), x_.data(), error.data(), noise, 1.0 / lambda_, q_,
+                       single_.data(), state.data(), p_.data());
+#else
+    throw_no_cuda("the Kalman filter on the GPU");
+#endif
+  } else {
+    update_on_host_scalars(state, error, jacobian, m, noise);
+  }
+  if (q_ > settings_.qmin) q_ *= std::exp(-settings_.qtau);
+  if (!standard) lambda_ = settings_.nu * lambda_ + 1.0 - settings_.nu;
+  ++updates_;
+}
+
+long KalmanFilter::rejected() const { return static_cast<long>(single_.to_vector()[1]); }
+
+// A (m x m) through the host: its inverse and factor, then K, Y, P and the state.
+void KalmanFilter::update_on_host_scalars(Array<double>& state, const Array<double>& error,
+                                          const Array<double>& jacobian, int m, double noise) {
+  using device::Op;
+  using device::Triangle;
+  const std::size_t un = static_cast<std::size_t>(n_), um = static_cast<std::size_t>(m);
+  const int n = static_cast<int>(n_);
   device::gemm(context_, Op::Transpose, Op::None, m, m, n, 1.0, jacobian, x_, 0.0, a_);  // A = H^T X
   std::vector<double> a = a_.to_vector(), inverse, factor;
   a.resize(um * um);
-  const double noise = standard ? 1.0 / eta_ : lambda_;
   for (std::size_t i = 0; i < um; ++i) a[i + um * i] += noise;
   inverse_and_factor(a, m, inverse, factor);
   a_.upload(inverse.data(), inverse.size());
@@ -117,9 +141,6 @@ void KalmanFilter::update(Array<double>& state, const Array<double>& error, cons
     for (std::size_t i = 0; i < un; ++i) p[i + un * i] += q_;
   }
   device::gemm(context_, Op::None, Op::None, n, 1, m, 1.0, k_, error, 1.0, state);  // w += K xi
-  if (q_ > settings_.qmin) q_ *= std::exp(-settings_.qtau);
-  if (!standard) lambda_ = settings_.nu * lambda_ + 1.0 - settings_.nu;
-  ++updates_;
 }
 
 }  // namespace quasar::nn

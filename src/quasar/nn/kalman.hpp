@@ -45,12 +45,20 @@ class KalmanFilter {
   double lambda() const { return lambda_; }
   // P's lower triangle and diagonal (column-major n x n; the upper triangle is not kept), on the host.
   std::vector<double> covariance() const { return p_.to_vector(); }
+  // Updates that changed nothing because A was not positive and finite. On the CPU such an update
+  // throws Error; on the GPU an update of one observation runs without a trip to the host, so it is
+  // skipped and counted here instead (reading the count waits for the GPU).
+  long rejected() const;
 
  private:
+  void update_on_host_scalars(Array<double>& state, const Array<double>& error, const Array<double>& jacobian, int m,
+                              double noise);
+
   KalmanSettings settings_;
   long n_ = 0;
   device::Context context_;
   Array<double> p_, x_, y_, k_, a_, c_;  // P, X = P H, Y = X C, K, A and C (or A^-1) on the backend
+  Array<double> single_;                 // GPU, one observation: A and the rejected count
   double q_ = 0, eta_ = 0, lambda_ = 1;
   long updates_ = 0;
 };
@@ -62,5 +70,10 @@ void inverse_and_factor(const std::vector<double>& a, int m, std::vector<double>
 
 // P's diagonal += q on the GPU, queued on the context's stream (kalman.cu).
 void add_to_diagonal_cuda(device::Context& ctx, double* p, long n, double q);
+// One observation on the GPU, given x = P h: a = h . x + noise (scratch[0]; scratch[1] counts an a
+// that is not positive and finite, and such an update changes nothing), w += x xi / a and P's lower
+// triangle <- (P - x x^T / a) inv_lambda + q I.
+void kalman_single_cuda(device::Context& ctx, long n, const double* h, const double* x, const double* xi, double noise,
+                        double inv_lambda, double q, double* scratch, double* w, double* p);
 
 }  // namespace quasar::nn

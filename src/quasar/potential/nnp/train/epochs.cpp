@@ -115,18 +115,45 @@ double N2p2Training::reference(const Candidate& c, bool forces) const {
 
 // |reference - prediction| relative to the training RMSE (per atom for energies) of the last errors.
 double N2p2Training::current_error(const Candidate& c, bool forces) {
-  const StructureInputs& in = inputs(c.s);
-  double prediction = 0;
   if (gpu_) {
-    if (!gpu_->has(c.s)) gpu_->add(c.s, data_[c.s], in);
-    prediction = forces ? gpu_->force(c.s, c.a, c.c) : gpu_->energy(c.s);
-  } else {
-    prediction = forces ? nets_->force(data_[c.s], in, c.a, c.c) : nets_->energy(data_[c.s], in);
+    upload_inputs(c.s);
+    return relative_error(c, forces, forces ? gpu_->force(c.s, c.a, c.c) : gpu_->energy(c.s));
   }
-  const double error = std::abs(reference(c, forces) - prediction);
+  const StructureInputs& in = inputs(c.s);
+  const double prediction = forces ? nets_->force(data_[c.s], in, c.a, c.c) : nets_->energy(data_[c.s], in);
   release(c.s);
+  return relative_error(c, forces, prediction);
+}
+
+double N2p2Training::relative_error(const Candidate& c, bool forces, double prediction) const {
+  const double error = std::abs(reference(c, forces) - prediction);
   return forces ? error / train_metrics_.force_rmse
                 : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
+}
+
+// The inputs of every training structure with their derivatives, computed on the CPU's threads a
+// slice at a time and moved to the GPU (what the Jacobians read); the CPU keeps none of them.
+void N2p2Training::upload_all_inputs() {
+  std::vector<int> missing;
+  for (std::size_t s = 0; s < data_.size(); ++s)
+    if (!in_test_[s] && !gpu_->has(s)) missing.push_back(static_cast<int>(s));
+  const long slice = 16L * device::cpu_threads();
+  std::vector<std::unique_ptr<StructureInputs>> ready(static_cast<std::size_t>(slice));
+  for (std::size_t first = 0; first < missing.size(); first += static_cast<std::size_t>(slice)) {
+    const long n = std::min<long>(slice, static_cast<long>(missing.size() - first));
+    device::parallel_for(
+        n, [&](long k) { ready[k] = std::make_unique<StructureInputs>(nets_->inputs(data_[missing[first + k]], true)); },
+        1);
+    for (long k = 0; k < n; ++k) {
+      gpu_->add(static_cast<std::size_t>(missing[first + k]), data_[missing[first + k]], *ready[k]);
+      ready[k].reset();
+    }
+  }
+}
+
+void N2p2Training::upload_inputs(std::size_t s) {
+  if (gpu_->has(s)) return;
+  gpu_->add(s, data_[s], nets_->inputs(data_[s], true));
 }
 
 N2p2Training::Candidate N2p2Training::select(bool forces) {
@@ -161,7 +188,7 @@ void N2p2Training::update_on_gpu(bool forces) {
   std::vector<double> error(static_cast<std::size_t>(rows), 0.0);
   for (long b = 0; b < batch; ++b) {
     const Candidate c = select(forces);
-    if (!gpu_->has(c.s)) gpu_->add(c.s, data_[c.s], inputs(c.s));
+    upload_inputs(c.s);
     const std::size_t row = settings_.full_jacobian ? static_cast<std::size_t>(b) : 0;
     double* j = gpu_jacobian_.data() + row * total;
     const double prediction = forces ? gpu_->force(c.s, c.a, c.c, j) : gpu_->energy(c.s, j);
@@ -173,8 +200,7 @@ void N2p2Training::update_on_gpu(bool forces) {
   }
   errors_[0].assign(error);
   updaters_[0]->update(states_[0], errors_[0], gpu_jacobian_, rows);
-  pull_weights();
-  gpu_->set_weights(*nets_);
+  gpu_->set_weights(states_[0].data());  // the CPU's networks get them at the epoch's end
 }
 
 void N2p2Training::update(bool forces) {
@@ -276,7 +302,14 @@ void N2p2Training::train_epoch() {
   std::vector<char> schedule(static_cast<std::size_t>(plan_[1].updates), 1);
   schedule.insert(schedule.end(), static_cast<std::size_t>(plan_[0].updates), 0);
   if (plan_[0].updates > 0 && plan_[1].updates > 0) shuffle(schedule, rng_);
+  if (gpu_) upload_all_inputs();
   for (char forces : schedule) update(forces != 0);
+  if (!gpu_) return;
+  pull_weights();
+  if (const long n = updaters_[0]->rejected(); n > 0)
+    throw Error("nnp training, epoch " + std::to_string(epoch_) + ": " + std::to_string(n) +
+                " Kalman updates had H^T P H + R not positive and were skipped (the filter's covariance "
+                "lost positive definiteness)");
 }
 
 void N2p2Training::write_epoch_files(const std::filesystem::path& dir) {
@@ -332,7 +365,7 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
          << "\n  errors in the units of the files: energy " << settings_.error_metric << ", force "
          << (settings_.error_metric.starts_with("MAE") ? "MAE" : "RMSE") << ", training / test\n";
   }
-  auto report = [&](double seconds) {
+  auto report = [&](double seconds, double updates) {
     write_curve_row(curve, layout, epoch_, train_metrics_, test_metrics_);
     curve.flush();
     write_epoch_files(dir);
@@ -347,7 +380,8 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
     *log << formatted("epoch %5ld/%ld  E %11.5E / %11.5E", epoch_, settings_.epochs, energy(train_metrics_),
                       energy(test_metrics_));
     if (settings_.use_forces) *log << formatted("  F %11.5E / %11.5E", force(train_metrics_), force(test_metrics_));
-    *log << formatted("  %8.2f s\n", seconds) << std::flush;
+    // The epoch's seconds last; before them those of its updates (the rest: errors and files).
+    *log << formatted("  updates %7.2f s %8.2f s\n", updates, seconds) << std::flush;
   };
   auto clock = std::chrono::steady_clock::now();
   auto lap = [&]() {
@@ -357,11 +391,12 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
     return s;
   };
   compute_errors();
-  report(lap());
+  report(lap(), 0.0);
   while (epoch_ < settings_.epochs) {
     train_epoch();
+    const double updates = lap();
     compute_errors();
-    report(lap());
+    report(updates + lap(), updates);
   }
   const Model m = model();
   write_model(m, dir);

@@ -7,6 +7,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/nn/dual_layers.cuh"
+#include "quasar/potential/nnp/train/fused_rows.cuh"
 #include "quasar/potential/nnp/train/gpu_jacobians.hpp"
 
 namespace quasar::nnp {
@@ -24,16 +25,16 @@ __global__ void gather_kernel(long rows, int nf, const long* row_x, const double
   X[e] = x_all[row_x[r] + e % nf];
 }
 
-// T[r][f] = scale[f] sum_m along[m] D[off[m] + f] over the row's moving neighbours m: the inputs'
+// T[r][f] = scale[f] sum_m +-D[|code[m]| - 1 + f] over the row's moves m (fused::Rows): the inputs'
 // derivative along the atom's displacement, from the kept derivatives of the symmetry functions.
-__global__ void tangent_kernel(long rows, int nf, const int* begin, const long* off, const double* along,
-                               const double* d_all, const double* scale, double* T) {
+__global__ void tangent_kernel(long rows, int nf, const long* begin, const long* code, const double* d_all,
+                               const double* scale, double* T) {
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (e >= rows * nf) return;
   const long r = e / nf;
   const int f = static_cast<int>(e % nf);
   double sum = 0;
-  for (int m = begin[r]; m < begin[r + 1]; ++m) sum += along[m] * d_all[off[m] + f];
+  for (long m = begin[r]; m < begin[r + 1]; ++m) sum += code[m] > 0 ? d_all[code[m] - 1 + f] : -d_all[-code[m] - 1 + f];
   T[e] = scale[f] * sum;
 }
 
@@ -43,9 +44,10 @@ __global__ void halves_kernel(long rows, double a, double b, double* g) {
   if (e < 2 * rows) g[e] = e < rows ? a : b;
 }
 
-__global__ void add_scaled_kernel(long n, const double* src, double factor, double* dst) {
+// dst[e] += factor[e] src[e] (add = true) or dst[e] = factor[e] src[e].
+__global__ void scaled_kernel(long n, const double* src, const double* factor, bool add, double* dst) {
   const long e = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (e < n) dst[e] += factor * src[e];
+  if (e < n) dst[e] = (add ? dst[e] : 0.0) + factor[e] * src[e];
 }
 
 __global__ void scale_kernel(long n, double factor, double* x) {
@@ -67,6 +69,8 @@ struct GpuJacobians::Impl {
   };
   std::vector<Element> elements;
   Array<double> params{Backend::Cuda}, grads{Backend::Cuda};
+  // Per parameter: d(network parameter) / d(weight in the combined order), the layer's factor.
+  Array<double> factor{Backend::Cuda};
   // Every atom's inputs and derivatives; per structure where each atom's start.
   Array<double> x_all{Backend::Cuda}, d_all{Backend::Cuda};
   long x_used = 0, d_used = 0;
@@ -76,11 +80,20 @@ struct GpuJacobians::Impl {
     std::vector<std::vector<int>> neighbors;
   };
   std::vector<std::unique_ptr<Meta>> structures;
-  // Scratch of one call.
-  Array<double> trace{Backend::Cuda}, out{Backend::Cuda}, along{Backend::Cuda};
-  Array<long> row_x{Backend::Cuda}, off{Backend::Cuda};
-  Array<int> begin{Backend::Cuda};
+  // The networks as the fused kernel reads them, and whether it takes them (fused_rows.cuh).
+  fused::Job job;
+  bool fused = false;
+  // Scratch of one call: the rows (fused::Rows' arrays, one upload), the sums, the GEMM path's trace.
+  Array<long> spec{Backend::Cuda};
+  Array<double> sums{Backend::Cuda};
+  Array<double> trace{Backend::Cuda}, out{Backend::Cuda};
   nn::DualScratch<double> scratch;
+
+  // The rows of one call per element: inputs at row_x, moves (with tangents) begin / code.
+  struct ElementRows {
+    std::vector<long> row_x, begin{0}, code;
+  };
+  double evaluate(std::vector<ElementRows>& rows, bool tangent, double sign, double* jacobian);
 
   nn::DualNet<double> dual_net(int e) {
     const Element& el = elements[e];
@@ -121,17 +134,41 @@ struct GpuJacobians::Impl {
 
   // grads (each layer times its factor) added to the Jacobian.
   void add_gradient(double* jacobian) {
-    for (const Element& el : elements)
-      for (std::size_t l = 0; l < el.net.layers.size(); ++l) {
-        const nn::Layer& L = el.net.layers[l];
-        const long n = static_cast<long>(L.in) * L.out + L.out, at = el.offset + el.w_at[l];
-        add_scaled_kernel<<<grid(n), kBlock>>>(n, grads.data() + at, el.factors[l], jacobian + at);
-        QUASAR_LAUNCH_CHECK("add_scaled_kernel");
-      }
+    const long n = static_cast<long>(grads.size());
+    scaled_kernel<<<grid(n), kBlock>>>(n, grads.data(), factor.data(), true, jacobian);
+    QUASAR_LAUNCH_CHECK("scaled_kernel");
   }
 };
 
-GpuJacobians::GpuJacobians(const TrainingNetworks& nets) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// The fused kernel's view of element e's network, when the kernel takes it.
+bool fused_net(const nn::Network& net, long offset, long count, int inputs, fused::Net& f) {
+  const int layers = static_cast<int>(net.layers.size());
+  if (layers == 0 || layers > fused::kMaxLayers || net.layers.back().out != 1) return false;
+  f.layers = layers;
+  f.inputs = inputs;
+  f.offset = offset;
+  f.count = count;
+  long at = 0, accumulators = 0;
+  for (int l = 0; l < layers; ++l) {
+    const nn::Layer& L = net.layers[l];
+    if (L.out > fused::kMaxWidth || !L.idt.empty() || L.residual() != 0) return false;
+    f.in[l] = L.in;
+    f.out[l] = L.out;
+    f.act[l] = L.act;
+    f.at[l] = at;
+    f.width = std::max(f.width, L.out);
+    const long n = static_cast<long>(L.in) * L.out + L.out;
+    at += n;
+    accumulators += (n + fused::kThreads - 1) / fused::kThreads;
+  }
+  return accumulators <= fused::kMaxAccumulators;
+}
+
+}  // namespace
+
+GpuJacobians::GpuJacobians(const TrainingNetworks& nets, bool fused_kernel) : impl_(std::make_unique<Impl>()) {
   nn::cublas_check(cublasCreate(&impl_->cublas), "cublasCreate");
   for (int e = 0; e < nets.element_count(); ++e) {
     Impl::Element el;
@@ -151,7 +188,29 @@ GpuJacobians::GpuJacobians(const TrainingNetworks& nets) : impl_(std::make_uniqu
     el.scale.assign(scale);
     impl_->elements.push_back(std::move(el));
   }
+  // The fused kernel when every network fits it with at least 8 rows per chunk in 96 kB.
+  Impl& m = *impl_;
+  constexpr int kSharedBytes = 96 * 1024;
+  m.fused = fused_kernel && nets.element_count() <= fused::kMaxElements;
+  int per_row = 0;
+  for (int e = 0; m.fused && e < nets.element_count(); ++e) {
+    const Impl::Element& el = m.elements[e];
+    m.fused = fused_net(el.net, el.offset, el.count, el.inputs, m.job.net[e]);
+    per_row = std::max(per_row, fused::row_doubles(m.job.net[e]));
+  }
+  m.job.chunk = m.fused ? std::min(64, kSharedBytes / (8 * per_row)) : 0;
+  m.fused = m.fused && m.job.chunk >= 8;
+  if (m.fused)
+    QUASAR_CUDA_CHECK(cudaFuncSetAttribute(fused::rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(sizeof(double)) * per_row * m.job.chunk));
   impl_->grads.resize(static_cast<std::size_t>(nets.parameter_count()));
+  std::vector<double> factor;
+  for (const Impl::Element& el : impl_->elements)
+    for (std::size_t l = 0; l < el.net.layers.size(); ++l) {
+      const nn::Layer& L = el.net.layers[l];
+      factor.insert(factor.end(), static_cast<std::size_t>(L.in) * L.out + L.out, el.factors[l]);
+    }
+  impl_->factor.assign(factor);
   set_weights(nets);
 }
 
@@ -170,6 +229,12 @@ void GpuJacobians::set_weights(const TrainingNetworks& nets) {
   impl_->params.assign(w);
 }
 
+void GpuJacobians::set_weights(const double* combined) {
+  const long n = static_cast<long>(impl_->params.size());
+  scaled_kernel<<<grid(n), kBlock>>>(n, combined, impl_->factor.data(), false, impl_->params.data());
+  QUASAR_LAUNCH_CHECK("scaled_kernel");
+}
+
 bool GpuJacobians::has(std::size_t s) const { return s < impl_->structures.size() && impl_->structures[s]; }
 
 void GpuJacobians::add(std::size_t s, const TrainingStructure& t, const StructureInputs& in) {
@@ -181,87 +246,126 @@ void GpuJacobians::add(std::size_t s, const TrainingStructure& t, const Structur
   long nx = 0, nd = 0;
   for (std::size_t i = 0; i < t.size(); ++i)
     nx += static_cast<long>(in.x[i].size()), nd += static_cast<long>(in.derivatives[i].size());
-  // Grow keeping what is there (Array::resize copies on the device).
-  if (static_cast<std::size_t>(m.x_used + nx) > m.x_all.size()) m.x_all.resize(static_cast<std::size_t>(m.x_used + nx));
-  if (static_cast<std::size_t>(m.d_used + nd) > m.d_all.size()) m.d_all.resize(static_cast<std::size_t>(m.d_used + nd));
+  // One upload of each array per structure; growing keeps what is there (Array::resize copies on
+  // the device and grows by half, so that many structures cost few copies).
+  std::vector<double> x, d;
+  x.reserve(static_cast<std::size_t>(nx));
+  d.reserve(static_cast<std::size_t>(nd));
   for (std::size_t i = 0; i < t.size(); ++i) {
-    meta->x_at.push_back(m.x_used);
-    meta->d_at.push_back(m.d_used);
-    m.x_all.upload(in.x[i].data(), in.x[i].size(), static_cast<std::size_t>(m.x_used));
-    m.d_all.upload(in.derivatives[i].data(), in.derivatives[i].size(), static_cast<std::size_t>(m.d_used));
-    m.x_used += static_cast<long>(in.x[i].size());
-    m.d_used += static_cast<long>(in.derivatives[i].size());
+    meta->x_at.push_back(m.x_used + static_cast<long>(x.size()));
+    meta->d_at.push_back(m.d_used + static_cast<long>(d.size()));
+    x.insert(x.end(), in.x[i].begin(), in.x[i].end());
+    d.insert(d.end(), in.derivatives[i].begin(), in.derivatives[i].end());
   }
+  m.x_all.resize(static_cast<std::size_t>(m.x_used + nx));
+  m.d_all.resize(static_cast<std::size_t>(m.d_used + nd));
+  m.x_all.upload(x.data(), x.size(), static_cast<std::size_t>(m.x_used));
+  m.d_all.upload(d.data(), d.size(), static_cast<std::size_t>(m.d_used));
+  m.x_used += nx;
+  m.d_used += nd;
   if (m.structures.size() <= s) m.structures.resize(s + 1);
   m.structures[s] = std::move(meta);
+}
+
+// Rows of element e as fused::Rows, laid out in `spec` from `at` on.
+double GpuJacobians::Impl::evaluate(std::vector<ElementRows>& rows, bool tangent, double sign, double* jacobian) {
+  std::vector<long> host;
+  std::vector<std::size_t> at;
+  for (const ElementRows& r : rows) {
+    at.push_back(host.size());
+    host.insert(host.end(), r.row_x.begin(), r.row_x.end());
+    host.insert(host.end(), r.begin.begin(), r.begin.end());
+    host.insert(host.end(), r.code.begin(), r.code.end());
+  }
+  spec.assign(host);
+  const long* base = spec.data();
+  const int ne = static_cast<int>(elements.size());
+  if (fused) {
+    fused::Job j = job;
+    j.tangent = tangent;
+    j.reverse = jacobian != nullptr;
+    j.sign = sign;
+    int used = 0;
+    for (int e = 0; e < ne; ++e) {
+      const ElementRows& r = rows[e];
+      if (r.row_x.empty()) continue;
+      const long n = static_cast<long>(r.row_x.size());
+      j.net[used] = job.net[e];
+      j.rows[used] = {static_cast<int>(n), base + at[e], base + at[e] + n, base + at[e] + 2 * n + 1,
+                      elements[e].scale.data()};
+      ++used;
+    }
+    j.elements = used;
+    if (used == 0) return 0;
+    nn::grow(sums, static_cast<std::size_t>(used));
+    int per_row = 0;
+    for (int e = 0; e < used; ++e) per_row = std::max(per_row, fused::row_doubles(j.net[e]));
+    fused::rows_kernel<<<used, fused::kThreads, sizeof(double) * per_row * j.chunk>>>(
+        j, x_all.data(), d_all.data(), params.data(), factor.data(), sums.data(), jacobian);
+    QUASAR_LAUNCH_CHECK("fused::rows_kernel");
+    std::vector<double> y(static_cast<std::size_t>(used));
+    sums.download(y.data(), y.size());
+    double sum = 0;
+    for (double v : y) sum += v;
+    return sum;
+  }
+  // The GEMM path (networks too large for the fused kernel).
+  if (jacobian) grads.set_zero();
+  double sum = 0;
+  for (int e = 0; e < ne; ++e) {
+    const long n = static_cast<long>(rows[e].row_x.size());
+    if (n == 0) continue;
+    const int nf = elements[e].inputs;
+    nn::grow(trace, static_cast<std::size_t>(dual_net(e).trace_size(n)));
+    gather_kernel<<<grid(n * nf), kBlock>>>(n, nf, base + at[e], x_all.data(), trace.data());
+    QUASAR_LAUNCH_CHECK("gather_kernel");
+    if (tangent) {
+      tangent_kernel<<<grid(n * nf), kBlock>>>(n, nf, base + at[e] + n, base + at[e] + 2 * n + 1, d_all.data(),
+                                                elements[e].scale.data(), trace.data() + n * nf);
+      QUASAR_LAUNCH_CHECK("tangent_kernel");
+    } else {
+      device::fill_zero(trace.data() + n * nf, sizeof(double) * static_cast<std::size_t>(n * nf));
+    }
+    sum += run(e, n, tangent, sign, jacobian != nullptr);
+  }
+  if (jacobian) add_gradient(jacobian);
+  return sum;
 }
 
 double GpuJacobians::energy(std::size_t s, double* jacobian) {
   Impl& m = *impl_;
   const Impl::Meta& t = *m.structures.at(s);
-  if (jacobian) m.grads.set_zero();
-  double energy = 0;
-  for (int e = 0; e < static_cast<int>(m.elements.size()); ++e) {
-    std::vector<long> rows_x;
-    for (std::size_t i = 0; i < t.element.size(); ++i)
-      if (t.element[i] == e) rows_x.push_back(t.x_at[i]);
-    const long rows = static_cast<long>(rows_x.size());
-    if (rows == 0) continue;
-    const int nf = m.elements[e].inputs;
-    nn::grow(m.trace, static_cast<std::size_t>(m.dual_net(e).trace_size(rows)));
-    m.row_x.assign(rows_x);
-    gather_kernel<<<grid(rows * nf), kBlock>>>(rows, nf, m.row_x.data(), m.x_all.data(), m.trace.data());
-    QUASAR_LAUNCH_CHECK("gather_kernel");
-    device::fill_zero(m.trace.data() + rows * nf, sizeof(double) * static_cast<std::size_t>(rows * nf));
-    energy += m.run(e, rows, false, 1.0, jacobian != nullptr);
+  std::vector<Impl::ElementRows> rows(m.elements.size());
+  for (std::size_t i = 0; i < t.element.size(); ++i) {
+    Impl::ElementRows& r = rows[static_cast<std::size_t>(t.element[i])];
+    r.row_x.push_back(t.x_at[i]);
+    r.begin.push_back(0);
   }
-  if (jacobian) m.add_gradient(jacobian);
-  return energy;
+  return m.evaluate(rows, false, 1.0, jacobian);
 }
 
 double GpuJacobians::force(std::size_t s, int a, int c, double* jacobian) {
   Impl& m = *impl_;
   const Impl::Meta& t = *m.structures.at(s);
-  if (jacobian) m.grads.set_zero();
   std::vector<int> centres = t.neighbors[a];
   centres.push_back(a);
   std::sort(centres.begin(), centres.end());
   centres.erase(std::unique(centres.begin(), centres.end()), centres.end());
-  double force = 0;
-  for (int e = 0; e < static_cast<int>(m.elements.size()); ++e) {
-    const int nf = m.elements[e].inputs;
-    std::vector<long> rows_x, off;
-    std::vector<int> begin{0};
-    std::vector<double> along;
-    for (int i : centres) {
-      if (t.element[i] != e) continue;
-      rows_x.push_back(t.x_at[i]);
-      const std::vector<int>& nb = t.neighbors[i];
-      for (std::size_t k = 0; k < nb.size(); ++k) {
-        // d_k = r_k - r_i moves by e_c when k is atom a, by -e_c when the centre is.
-        const int dir = (nb[k] == a ? 1 : 0) - (i == a ? 1 : 0);
-        if (dir == 0) continue;
-        off.push_back(t.d_at[i] + (3 * static_cast<long>(k) + c) * nf);
-        along.push_back(dir);
-      }
-      begin.push_back(static_cast<int>(off.size()));
+  std::vector<Impl::ElementRows> rows(m.elements.size());
+  for (int i : centres) {
+    Impl::ElementRows& r = rows[static_cast<std::size_t>(t.element[i])];
+    const int nf = m.elements[t.element[i]].inputs;
+    r.row_x.push_back(t.x_at[i]);
+    const std::vector<int>& nb = t.neighbors[i];
+    for (std::size_t k = 0; k < nb.size(); ++k) {
+      // d_k = r_k - r_i moves by e_c when k is atom a, by -e_c when the centre is.
+      const int dir = (nb[k] == a ? 1 : 0) - (i == a ? 1 : 0);
+      if (dir == 0) continue;
+      r.code.push_back(dir * (t.d_at[i] + (3 * static_cast<long>(k) + c) * nf + 1));
     }
-    const long rows = static_cast<long>(rows_x.size());
-    if (rows == 0) continue;
-    nn::grow(m.trace, static_cast<std::size_t>(m.dual_net(e).trace_size(rows)));
-    m.row_x.assign(rows_x);
-    m.begin.assign(begin);
-    m.off.assign(off);
-    m.along.assign(along);
-    gather_kernel<<<grid(rows * nf), kBlock>>>(rows, nf, m.row_x.data(), m.x_all.data(), m.trace.data());
-    QUASAR_LAUNCH_CHECK("gather_kernel");
-    tangent_kernel<<<grid(rows * nf), kBlock>>>(rows, nf, m.begin.data(), m.off.data(), m.along.data(), m.d_all.data(),
-                                                m.elements[e].scale.data(), m.trace.data() + rows * nf);
-    QUASAR_LAUNCH_CHECK("tangent_kernel");
-    force -= m.run(e, rows, true, -1.0, jacobian != nullptr);
+    r.begin.push_back(static_cast<long>(r.code.size()));
   }
-  if (jacobian) m.add_gradient(jacobian);
-  return force;
+  return -m.evaluate(rows, true, -1.0, jacobian);
 }
 
 void GpuJacobians::scale(double* x, long n, double factor) {

@@ -3,9 +3,10 @@
 // symmetry-function derivatives are kept (memorize_symfunc_results with forces). Every atom's inputs
 // and derivatives go to the GPU once. An update's rows, per element, are the atoms of the structure
 // (an energy) or the centres that see the moving atom (a force component), their tangents the kept
-// derivatives contracted along the atom's displacement; each element's rows run through its network
-// as one GEMM per layer, forward with tangents and back (nn/dual_layers.cuh), adding dE/dw or dF/dw
-// to a Jacobian that stays on the GPU for the Kalman filter. The CPU's TrainingNetworks are the
+// derivatives contracted along the atom's displacement; the rows of every element run through their
+// networks forward with tangents and back in one kernel (fused_rows.cuh; or one GEMM per layer,
+// nn/dual_layers.cuh, for networks too large for it), adding dE/dw or dF/dw to a Jacobian that stays
+// on the GPU for the Kalman filter. The CPU's TrainingNetworks are the
 // reference (nnp_train_jacobian_test).
 #include <memory>
 
@@ -15,7 +16,9 @@ namespace quasar::nnp {
 
 class GpuJacobians {
  public:
-  explicit GpuJacobians(const TrainingNetworks& nets);
+  // `fused_kernel`: one kernel per call (fused_rows.cuh) where the networks fit it, else cuBLAS GEMMs
+  // layer by layer (false: always the GEMMs, to test them against each other).
+  explicit GpuJacobians(const TrainingNetworks& nets, bool fused_kernel = true);
   ~GpuJacobians();
   GpuJacobians(const GpuJacobians&) = delete;
   GpuJacobians& operator=(const GpuJacobians&) = delete;
@@ -23,8 +26,10 @@ class GpuJacobians {
   // Structure s with its inputs (which must hold the derivatives), uploaded once.
   bool has(std::size_t s) const;
   void add(std::size_t s, const TrainingStructure& structure, const StructureInputs& inputs);
-  // The networks' current weights (after each update).
+  // The networks' current weights: from the CPU networks, or from the weights in the combined order
+  // (TrainingNetworks::weights()) on the GPU, as the Kalman filter's state holds them.
   void set_weights(const TrainingNetworks& nets);
+  void set_weights(const double* combined);
   // The predicted energy of structure s, or force component c of its atom a; with `jacobian` (the
   // networks' parameter_count() values on the GPU) the gradient is added there.
   double energy(std::size_t s, double* jacobian = nullptr);

@@ -15,6 +15,7 @@ class KalmanUpdater : public WeightUpdater {
   void update(Array<double>& w, const Array<double>& error, const Array<double>& jacobian, int m) override {
     filter_.update(w, error, jacobian, m);
   }
+  long rejected() const override { return filter_.rejected(); }
 
  private:
   nn::KalmanFilter filter_;

@@ -16,6 +16,8 @@ class WeightUpdater {
  public:
   virtual ~WeightUpdater() = default;
   virtual void update(Array<double>& weights, const Array<double>& error, const Array<double>& jacobian, int m) = 0;
+  // Updates skipped because the Kalman filter's H^T P H + R was not positive (nn::KalmanFilter::rejected).
+  virtual long rejected() const { return 0; }
 };
 
 // The updater `settings` asks for, for `size` weights on `backend`; `updates_per_epoch` turns the
