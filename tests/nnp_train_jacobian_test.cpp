@@ -8,6 +8,8 @@
 
 #include "nnp_train_support.hpp"
 #include "quasar/nn/kalman.hpp"
+#include "quasar/potential/nnp/model_io.hpp"
+#include "quasar/potential/nnp/train/data.hpp"
 #include "quasar/potential/nnp/train/gpu_jacobians.hpp"
 #include "quasar/potential/nnp/train/networks.hpp"
 #include "quasar/potential/nnp/train/training.hpp"
@@ -192,6 +194,62 @@ TEST(NnpTrainJacobian, GpuJacobiansEqualTheCpu) {
     // Measured on the H100 (GEMMs): 1.1e-15 and 1.1e-15 (the same sums in another order).
     EXPECT_TRUE(values.within(1e-13));
     EXPECT_TRUE(jac.within(1e-13));
+  }
+}
+
+// The inputs and their derivatives that the GPU computes equal the CPU's, for the model and the
+// structure of every predict/ example (between them symmetry-function types 2, 3, 9, 12, 13 and 20 to
+// 25, with and without a box) and for the water training set.
+TEST(NnpTrainJacobian, GpuInputsEqualTheCpu) {
+  QUASAR_REQUIRE_TRAINING_DATA();
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  struct Case {
+    std::string name;
+    nnp::Model model;
+    std::vector<nnp::TrainingStructure> structures;
+  };
+  std::vector<Case> cases;
+  for (const std::string folder : {"H2O_RPBE-D3", "Cu2S_PBE", "Anisole_SCAN", "DMABN_SCAN"}) {
+    const fs::path dir = test::shared_path("reference/n2p2/predict/" + folder);
+    nnp::Model model = nnp::read_model(dir);
+    auto structures = nnp::read_training_data(dir / "input.data", model, false);
+    cases.push_back({folder, std::move(model), std::move(structures)});
+  }
+  WaterNetworks w = water_networks();
+  cases.push_back({"water training set", w.model, {w.structure}});
+  for (const Case& c : cases) {
+    const double conv_length = c.model.normalized ? c.model.conv_length : 1.0;
+    const nnp::TrainingNetworks nets(c.model, conv_length);
+    nnp::GpuJacobians gpu(nets);
+    std::vector<nnp::Neighborhood> hoods;
+    std::vector<const nnp::TrainingStructure*> structures;
+    std::vector<std::size_t> ids;
+    for (std::size_t s = 0; s < c.structures.size(); ++s) {
+      ids.push_back(s);
+      structures.push_back(&c.structures[s]);
+      hoods.push_back(nnp::neighborhood(c.structures[s], nets.descriptor().cutoff()));
+    }
+    gpu.add_computed(ids, structures, hoods);
+    test::MaxError x(c.name + ": GPU - CPU inputs, relative to the largest"),
+        d(c.name + ": GPU - CPU derivatives, relative to the largest");
+    for (std::size_t s = 0; s < c.structures.size(); ++s) {
+      const nnp::StructureInputs cpu = nets.inputs(c.structures[s], true), got = gpu.inputs(s);
+      ASSERT_EQ(got.x.size(), cpu.x.size());
+      double xmax = 0, dmax = 0;
+      for (std::size_t i = 0; i < cpu.x.size(); ++i) {
+        for (double v : cpu.x[i]) xmax = std::max(xmax, std::abs(v));
+        for (double v : cpu.derivatives[i]) dmax = std::max(dmax, std::abs(v));
+      }
+      for (std::size_t i = 0; i < cpu.x.size(); ++i) {
+        ASSERT_EQ(got.derivatives[i].size(), cpu.derivatives[i].size());
+        for (std::size_t f = 0; f < cpu.x[i].size(); ++f) x.add(got.x[i][f] / xmax, cpu.x[i][f] / xmax);
+        for (std::size_t k = 0; k < cpu.derivatives[i].size(); ++k)
+          d.add(got.derivatives[i][k] / dmax, cpu.derivatives[i][k] / dmax);
+      }
+    }
+    // The same terms summed in another order.
+    EXPECT_TRUE(x.within(1e-13));
+    EXPECT_TRUE(d.within(1e-13));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "quasar/nn/device_nets.cuh"
 #include "quasar/potential/nnp/gpu_evaluator.hpp"
 #include "quasar/potential/nnp/nnp_kernels.cuh"
+#include "quasar/potential/nnp/nnp_tables.cuh"
 
 namespace quasar::nnp {
 
@@ -109,94 +110,9 @@ class Evaluator final : public GpuEvaluator::Impl {
   }
 
  private:
-  // The tables of a centre element (ElementTables) from its DescriptorPlan.
-  struct Element {
-    Array<SfParams<T>> params{Backend::Cuda}, envelopes{Backend::Cuda}, factors{Backend::Cuda};
-    Array<int> envelope_of{Backend::Cuda}, radial_start{Backend::Cuda}, radial_fn{Backend::Cuda};
-    Array<int> factor_envelope{Backend::Cuda}, pair_start{Backend::Cuda};
-    Array<AngularEntry<T>> entries{Backend::Cuda};
-    Array<unsigned char> pair_flags{Backend::Cuda};
-    Array<T> pair_reach{Backend::Cuda};
+  // A centre element's tables (nnp_tables.cuh) and its inputs' scale and shift.
+  struct Element : DeviceTables<T> {
     Array<double> scale{Backend::Cuda}, shift{Backend::Cuda};
-    ElementTables<T> tables;
-
-    void upload(const DescriptorPlan& plan, int ne) {
-      auto cast = [](const std::vector<SfParams<double>>& v) {
-        std::vector<SfParams<T>> o;
-        for (const auto& p : v) o.push_back(p.template cast<T>());
-        return o;
-      };
-      auto csr = [](const std::vector<std::vector<int>>& lists, Array<int>& start, Array<int>* items) {
-        std::vector<int> st{0}, it;
-        for (const auto& l : lists) {
-          it.insert(it.end(), l.begin(), l.end());
-          st.push_back(static_cast<int>(it.size()));
-        }
-        start.assign(st);
-        if (items) items->assign(it);
-      };
-      params.assign(cast(plan.functions));
-      envelopes.assign(cast(plan.envelopes));
-      factors.assign(cast(plan.factors));
-      envelope_of.assign(plan.envelope_of);
-      factor_envelope.assign(plan.factor_envelope);
-      csr(plan.radial, radial_start, &radial_fn);
-      csr(plan.angular, pair_start, nullptr);
-      std::vector<AngularEntry<T>> flat;
-      for (const std::vector<int>& pair : plan.angular) {
-        int jk_factor = -1;
-        for (int s : pair) {
-          const SfParams<double>& f = plan.functions[s];
-          AngularEntry<T> e;
-          e.function = s;
-          e.factor = plan.factor_of[s];
-          e.weighted = sf_weighted(f.type);
-          e.eta = static_cast<T>(f.eta);
-          e.rs = static_cast<T>(f.rs);
-          if (!sf_compact(f.type)) {
-            e.lambda = static_cast<T>(f.lambda);
-            e.prefactor = static_cast<T>(f.prefactor);
-            e.zeta = static_cast<T>(f.zeta);
-            e.zeta_int = static_cast<short>(f.zeta_int >= 1 && f.zeta_int < 32768 ? f.zeta_int : -1);
-          }
-          if (sf_uses_rjk(f.type)) {
-            e.jk_envelope = plan.envelope_of[s];
-            e.new_jk = e.factor != jk_factor;
-            jk_factor = e.factor;
-          }
-          flat.push_back(e);
-        }
-      }
-      entries.assign(flat);
-      std::vector<unsigned char> flags;
-      std::vector<T> reach;
-      for (std::size_t p = 0; p < plan.angular.size(); ++p) {
-        flags.push_back(static_cast<unsigned char>((plan.angular_needs_angle[p] ? kPairNeedsAngle : 0) |
-                                                   (plan.angular_narrow[p] ? kPairNarrow : 0)));
-        reach.push_back(static_cast<T>(plan.angular_reach[p]));
-      }
-      pair_flags.assign(flags);
-      pair_reach.assign(reach);
-      double rc = 0;
-      for (const auto& f : plan.functions) rc = std::max(rc, f.rc);
-      tables.count = static_cast<int>(plan.functions.size());
-      tables.elements = ne;
-      tables.params = params.data();
-      tables.envelopes = envelopes.data();
-      tables.envelope_of = envelope_of.data();
-      tables.radial_start = radial_start.data();
-      tables.radial_fn = radial_fn.data();
-      tables.factors = factors.data();
-      tables.factor_envelope = factor_envelope.data();
-      tables.factor_count = static_cast<int>(plan.factors.size());
-      tables.pair_start = pair_start.data();
-      tables.entries = entries.data();
-      tables.entry_count = static_cast<int>(flat.size());
-      tables.entries_shared = flat.size() * sizeof(AngularEntry<T>) <= kEntriesShared;
-      tables.pair_flags = pair_flags.data();
-      tables.pair_reach = pair_reach.data();
-      tables.cutoff = static_cast<T>(rc);
-    }
   };
 
   void order_by_element(AtomsRef a, const int* element_of) {

@@ -131,29 +131,33 @@ double N2p2Training::relative_error(const Candidate& c, bool forces, double pred
                 : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
 }
 
-// The inputs of every training structure with their derivatives, computed on the CPU's threads a
-// slice at a time and moved to the GPU (what the Jacobians read); the CPU keeps none of them.
+// The inputs of every training structure with their derivatives, computed on the GPU from
+// neighbourhoods that the CPU's threads list, a slice of structures at a time.
 void N2p2Training::upload_all_inputs() {
-  std::vector<int> missing;
+  std::vector<std::size_t> missing;
   for (std::size_t s = 0; s < data_.size(); ++s)
-    if (!in_test_[s] && !gpu_->has(s)) missing.push_back(static_cast<int>(s));
-  const long slice = 16L * device::cpu_threads();
-  std::vector<std::unique_ptr<StructureInputs>> ready(static_cast<std::size_t>(slice));
-  for (std::size_t first = 0; first < missing.size(); first += static_cast<std::size_t>(slice)) {
-    const long n = std::min<long>(slice, static_cast<long>(missing.size() - first));
+    if (!in_test_[s] && !gpu_->has(s)) missing.push_back(s);
+  const std::size_t slice = 256;
+  std::vector<Neighborhood> hoods(slice);
+  std::vector<const TrainingStructure*> structures(slice);
+  for (std::size_t first = 0; first < missing.size(); first += slice) {
+    const std::size_t n = std::min(slice, missing.size() - first);
     device::parallel_for(
-        n, [&](long k) { ready[k] = std::make_unique<StructureInputs>(nets_->inputs(data_[missing[first + k]], true)); },
+        static_cast<long>(n),
+        [&](long k) {
+          structures[k] = &data_[missing[first + k]];
+          hoods[k] = neighborhood(*structures[k], nets_->descriptor().cutoff());
+        },
         1);
-    for (long k = 0; k < n; ++k) {
-      gpu_->add(static_cast<std::size_t>(missing[first + k]), data_[missing[first + k]], *ready[k]);
-      ready[k].reset();
-    }
+    gpu_->add_computed(std::span(missing).subspan(first, n), std::span(structures).first(n), std::span(hoods).first(n));
   }
 }
 
 void N2p2Training::upload_inputs(std::size_t s) {
   if (gpu_->has(s)) return;
-  gpu_->add(s, data_[s], nets_->inputs(data_[s], true));
+  const TrainingStructure* t = &data_[s];
+  const Neighborhood hood = neighborhood(*t, nets_->descriptor().cutoff());
+  gpu_->add_computed(std::span(&s, 1), std::span(&t, 1), std::span(&hood, 1));
 }
 
 N2p2Training::Candidate N2p2Training::select(bool forces) {

@@ -55,7 +55,8 @@ __host__ __device__ inline int row_doubles(const Net& n) {
   return sum + 4 * n.width;
 }
 
-__global__ void __launch_bounds__(kThreads) rows_kernel(Job job, const double* x_all, const double* d_all,
+// static: one copy per translation unit that launches it (the header is shared with gpu_inputs.cu).
+static __global__ void __launch_bounds__(kThreads) rows_kernel(Job job, const double* x_all, const double* d_all,
                                                         const double* params, const double* factor, double* sums,
                                                         double* jacobian) {
   extern __shared__ double smem[];

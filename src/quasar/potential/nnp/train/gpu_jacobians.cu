@@ -7,8 +7,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/nn/dual_layers.cuh"
-#include "quasar/potential/nnp/train/fused_rows.cuh"
-#include "quasar/potential/nnp/train/gpu_jacobians.hpp"
+#include "quasar/potential/nnp/train/gpu_jacobians_impl.cuh"
 
 namespace quasar::nnp {
 
@@ -57,88 +56,34 @@ __global__ void scale_kernel(long n, double factor, double* x) {
 
 }  // namespace
 
-struct GpuJacobians::Impl {
-  cublasHandle_t cublas = nullptr;
-  struct Element {
-    nn::Network net;               // shapes and activations
-    std::vector<long> w_at, b_at;  // each layer's weights and biases in the element's block
-    std::vector<double> factors;   // per layer: d(layer weight) / d(file weight)
-    long offset = 0, count = 0;    // the element's block in the combined order
-    int inputs = 0;
-    Array<double> scale{Backend::Cuda};  // input scale / conv_length
-  };
-  std::vector<Element> elements;
-  Array<double> params{Backend::Cuda}, grads{Backend::Cuda};
-  // Per parameter: d(network parameter) / d(weight in the combined order), the layer's factor.
-  Array<double> factor{Backend::Cuda};
-  // Every atom's inputs and derivatives; per structure where each atom's start.
-  Array<double> x_all{Backend::Cuda}, d_all{Backend::Cuda};
-  long x_used = 0, d_used = 0;
-  struct Meta {
-    std::vector<int> element;
-    std::vector<long> x_at, d_at;
-    std::vector<std::vector<int>> neighbors;
-  };
-  std::vector<std::unique_ptr<Meta>> structures;
-  // The networks as the fused kernel reads them, and whether it takes them (fused_rows.cuh).
-  fused::Job job;
-  bool fused = false;
-  // Scratch of one call: the rows (fused::Rows' arrays, one upload), the sums, the GEMM path's trace.
-  Array<long> spec{Backend::Cuda};
-  Array<double> sums{Backend::Cuda};
-  Array<double> trace{Backend::Cuda}, out{Backend::Cuda};
-  nn::DualScratch<double> scratch;
-
-  // The rows of one call per element: inputs at row_x, moves (with tangents) begin / code.
-  struct ElementRows {
-    std::vector<long> row_x, begin{0}, code;
-  };
-  double evaluate(std::vector<ElementRows>& rows, bool tangent, double sign, double* jacobian);
-
-  nn::DualNet<double> dual_net(int e) {
-    const Element& el = elements[e];
-    nn::DualNet<double> d;
-    for (std::size_t l = 0; l < el.net.layers.size(); ++l) {
-      const nn::Layer& L = el.net.layers[l];
-      auto over = [&](double* base) -> nn::LayerRef<double, double> {
-        double* w = base + el.offset + el.w_at[l];
-        return {L.in, L.out, 0, L.act, w, w, base + el.offset + el.b_at[l], nullptr};
-      };
-      d.layers.push_back(over(params.data()));
-      d.grads.push_back(over(grads.data()));
-    }
-    return d;
+// Runs element e over `rows` rows whose inputs and tangents are in the trace's first block; returns
+// the sum of the outputs (tangent = false) or of their tangents, and with `reverse` adds the
+// gradient of that sum times `sign` to grads.
+double GpuJacobians::Impl::run(int e, long rows, bool tangent, double sign, bool reverse) {
+  const nn::DualNet<double> net = dual_net(e);
+  double* o = nn::grow(out, static_cast<std::size_t>(2 * rows));
+  nn::dual_forward(cublas, net, rows, trace.data(), o);
+  std::vector<double> y(static_cast<std::size_t>(2 * rows));
+  out.download(y.data(), y.size());
+  double sum = 0;
+  for (long r = 0; r < rows; ++r) sum += y[static_cast<std::size_t>((tangent ? rows : 0) + r)];
+  if (reverse) {
+    const std::size_t wide = static_cast<std::size_t>(2 * rows * net.max_width());
+    nn::grow(scratch.ga, wide);
+    nn::grow(scratch.gb, wide);
+    halves_kernel<<<grid(2 * rows), kBlock>>>(rows, tangent ? 0.0 : sign, tangent ? sign : 0.0, scratch.ga.data());
+    QUASAR_LAUNCH_CHECK("halves_kernel");
+    nn::dual_backward(cublas, net, rows, trace.data(), scratch, true, false);
   }
+  return sum;
+}
 
-  // Runs element e over `rows` rows whose inputs and tangents are in the trace's first block; returns
-  // the sum of the outputs (tangent = false) or of their tangents, and with `reverse` adds the
-  // gradient of that sum times `sign` to grads.
-  double run(int e, long rows, bool tangent, double sign, bool reverse) {
-    const nn::DualNet<double> net = dual_net(e);
-    double* o = nn::grow(out, static_cast<std::size_t>(2 * rows));
-    nn::dual_forward(cublas, net, rows, trace.data(), o);
-    std::vector<double> y(static_cast<std::size_t>(2 * rows));
-    out.download(y.data(), y.size());
-    double sum = 0;
-    for (long r = 0; r < rows; ++r) sum += y[static_cast<std::size_t>((tangent ? rows : 0) + r)];
-    if (reverse) {
-      const std::size_t wide = static_cast<std::size_t>(2 * rows * net.max_width());
-      nn::grow(scratch.ga, wide);
-      nn::grow(scratch.gb, wide);
-      halves_kernel<<<grid(2 * rows), kBlock>>>(rows, tangent ? 0.0 : sign, tangent ? sign : 0.0, scratch.ga.data());
-      QUASAR_LAUNCH_CHECK("halves_kernel");
-      nn::dual_backward(cublas, net, rows, trace.data(), scratch, true, false);
-    }
-    return sum;
-  }
-
-  // grads (each layer times its factor) added to the Jacobian.
-  void add_gradient(double* jacobian) {
-    const long n = static_cast<long>(grads.size());
-    scaled_kernel<<<grid(n), kBlock>>>(n, grads.data(), factor.data(), true, jacobian);
-    QUASAR_LAUNCH_CHECK("scaled_kernel");
-  }
-};
+// grads (each layer times its factor) added to the Jacobian.
+void GpuJacobians::Impl::add_gradient(double* jacobian) {
+  const long n = static_cast<long>(grads.size());
+  scaled_kernel<<<grid(n), kBlock>>>(n, grads.data(), factor.data(), true, jacobian);
+  QUASAR_LAUNCH_CHECK("scaled_kernel");
+}
 
 namespace {
 
@@ -203,6 +148,21 @@ GpuJacobians::GpuJacobians(const TrainingNetworks& nets, bool fused_kernel) : im
   if (m.fused)
     QUASAR_CUDA_CHECK(cudaFuncSetAttribute(fused::rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(sizeof(double)) * per_row * m.job.chunk));
+  // The descriptor's tables and the inputs' scale and shift, for inputs computed on the GPU.
+  if (nets.element_count() <= kMaxElements) {
+    const Descriptor& d = nets.descriptor();
+    m.atomic_number.assign(d.atomic_numbers());
+    std::vector<double> scale, shift;
+    for (int e = 0; e < nets.element_count(); ++e) {
+      m.tables.emplace_back().upload(d.plan(e), nets.element_count());
+      m.tables.back().tables.atomic_number = m.atomic_number.data();
+      m.input_at.push_back(static_cast<int>(scale.size()));
+      scale.insert(scale.end(), nets.input_scale(e).begin(), nets.input_scale(e).end());
+      shift.insert(shift.end(), nets.input_shift(e).begin(), nets.input_shift(e).end());
+    }
+    m.input_scale.assign(scale);
+    m.input_shift.assign(shift);
+  }
   impl_->grads.resize(static_cast<std::size_t>(nets.parameter_count()));
   std::vector<double> factor;
   for (const Impl::Element& el : impl_->elements)

@@ -1,7 +1,7 @@
 #pragma once
 // The predictions and Jacobians of TrainingNetworks (networks.hpp) on the GPU, for structures whose
 // symmetry-function derivatives are kept (memorize_symfunc_results with forces). Every atom's inputs
-// and derivatives go to the GPU once. An update's rows, per element, are the atoms of the structure
+// and derivatives are on the GPU once: uploaded from the CPU, or computed there (inputs_kernel.cuh). An update's rows, per element, are the atoms of the structure
 // (an energy) or the centres that see the moving atom (a force component), their tangents the kept
 // derivatives contracted along the atom's displacement; the rows of every element run through their
 // networks forward with tangents and back in one kernel (fused_rows.cuh; or one GEMM per layer,
@@ -9,6 +9,7 @@
 // on the GPU for the Kalman filter. The CPU's TrainingNetworks are the
 // reference (nnp_train_jacobian_test).
 #include <memory>
+#include <span>
 
 #include "quasar/potential/nnp/train/networks.hpp"
 
@@ -26,6 +27,12 @@ class GpuJacobians {
   // Structure s with its inputs (which must hold the derivatives), uploaded once.
   bool has(std::size_t s) const;
   void add(std::size_t s, const TrainingStructure& structure, const StructureInputs& inputs);
+  // Structures ids[k] whose inputs and derivatives the GPU computes from their neighbourhoods (CPU
+  // lists, data.hpp), as TrainingNetworks::inputs does on the CPU (inputs_kernel.cuh).
+  void add_computed(std::span<const std::size_t> ids, std::span<const TrainingStructure* const> structures,
+                    std::span<const Neighborhood> neighborhoods);
+  // What the GPU holds of structure s, as TrainingNetworks::inputs returns it (for tests).
+  StructureInputs inputs(std::size_t s) const;
   // The networks' current weights: from the CPU networks, or from the weights in the combined order
   // (TrainingNetworks::weights()) on the GPU, as the Kalman filter's state holds them.
   void set_weights(const TrainingNetworks& nets);

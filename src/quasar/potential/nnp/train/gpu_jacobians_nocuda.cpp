@@ -5,11 +5,15 @@
 namespace quasar::nnp {
 
 struct GpuJacobians::Impl {};
-GpuJacobians::GpuJacobians(const TrainingNetworks&) { throw_no_cuda("the training's Jacobians on the GPU"); }
+GpuJacobians::GpuJacobians(const TrainingNetworks&, bool) { throw_no_cuda("the training's Jacobians on the GPU"); }
 GpuJacobians::~GpuJacobians() = default;
 bool GpuJacobians::has(std::size_t) const { return false; }
 void GpuJacobians::add(std::size_t, const TrainingStructure&, const StructureInputs&) {}
+void GpuJacobians::add_computed(std::span<const std::size_t>, std::span<const TrainingStructure* const>,
+                                std::span<const Neighborhood>) {}
+StructureInputs GpuJacobians::inputs(std::size_t) const { return {}; }
 void GpuJacobians::set_weights(const TrainingNetworks&) {}
+void GpuJacobians::set_weights(const double*) {}
 double GpuJacobians::energy(std::size_t, double*) { return 0; }
 double GpuJacobians::force(std::size_t, int, int, double*) { return 0; }
 void GpuJacobians::scale(double*, long, double) {}

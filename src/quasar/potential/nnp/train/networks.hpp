@@ -50,6 +50,7 @@ class TrainingNetworks {
   const nn::Network& network(int e) const { return nets_[e]; }
   const std::vector<double>& layer_factors(int e) const { return layer_norm_[e]; }
   const std::vector<double>& input_scale(int e) const { return scale_[e]; }
+  const std::vector<double>& input_shift(int e) const { return shift_[e]; }
   double inverse_length() const { return inv_length_; }
 
   StructureInputs inputs(const TrainingStructure& s, bool derivatives = false) const;

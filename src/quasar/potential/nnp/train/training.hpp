@@ -19,8 +19,9 @@
 // With the GPU backend the Kalman filter runs there (cuBLAS), the errors of each epoch come from the
 // inference kernels, and, when the symmetry functions' derivatives are kept (memorize_symfunc_results
 // with forces) and one updater steps all weights, so do the Jacobians (gpu_jacobians.hpp): every
-// training structure's inputs and derivatives go there before the first update (computed on the
-// CPU's threads, then dropped on the CPU), and the weights stay there through an epoch.
+// training structure's inputs and derivatives are computed there before the first update (from
+// neighbourhoods listed on the CPU's threads; the CPU keeps none), and the weights stay there through
+// an epoch.
 //
 // The random numbers come from one 64-bit Mersenne twister seeded with random_seed; they are not
 // n2p2's (GSL's), so runs match n2p2's statistically, not number for number. In threshold mode an
@@ -100,7 +101,7 @@ class N2p2Training : public train::TrainingRun {
   double current_error(const Candidate& c, bool forces);
   double relative_error(const Candidate& c, bool forces, double prediction) const;
   void upload_inputs(std::size_t s);  // structure s's inputs and derivatives to the GPU, once
-  void upload_all_inputs();           // those of every training structure, computed on all threads
+  void upload_all_inputs();           // those of every training structure
   Candidate select(bool forces);
   void update(bool forces);
   void update_on_gpu(bool forces);  // the Jacobians on the GPU (gpu_jacobians.hpp)
