@@ -18,42 +18,46 @@ Interpolant Interpolant::from(const DataSet& set) {
   f.pairs = set.pairs();
   f.internal = set.internal();
   f.group = static_cast<int>(set.permutations.size());
-  f.points = static_cast<int>(set.points.size()) * f.group;
+  f.data_points = static_cast<int>(set.points.size());
+  f.points = f.data_points * f.group;
   f.parameters = set.parameters;
   const std::size_t nb = static_cast<std::size_t>(f.pairs), ni = static_cast<std::size_t>(f.internal),
-                    np = static_cast<std::size_t>(f.points);
+                    np = static_cast<std::size_t>(f.points), nd = set.points.size(), ng = set.permutations.size();
+  f.pair_source.resize(ng * nb);
+  for (std::size_t g = 0; g < ng; ++g) {
+    const auto& perm = set.permutations[g];
+    int l = 0;
+    for (int a = 0; a < f.atoms; ++a)
+      for (int b = a + 1; b < f.atoms; ++b, ++l)
+        f.pair_source[g * nb + static_cast<std::size_t>(pair_index(perm[static_cast<std::size_t>(a)],
+                                                                   perm[static_cast<std::size_t>(b)], f.atoms))] = l;
+  }
   f.z0.resize(np * nb);
   f.inv_d.resize(np * nb);
-  f.u.resize(np * nb * ni);
-  f.zeta0.resize(np * ni);
-  f.energy.resize(np);
-  f.gradient.resize(np * ni);
-  f.hessian.resize(np * ni * ni);
+  f.u.resize(nd * nb * ni);
+  f.zeta0.resize(nd * ni);
+  f.energy.resize(nd);
+  f.gradient.resize(nd * ni);
+  f.hessian.resize(nd * ni * ni);
   std::vector<double> z(nb);
-  std::size_t r = 0;
-  for (const DataPoint& d : set.points) {
+  for (std::size_t i = 0; i < nd; ++i) {
+    const DataPoint& d = set.points[i];
     inverse_distances(d.positions.data(), f.atoms, z.data());
-    for (const auto& perm : set.permutations) {
-      int l = 0;
-      for (int a = 0; a < f.atoms; ++a)
-        for (int b = a + 1; b < f.atoms; ++b, ++l) {
-          const std::size_t to = r * nb + static_cast<std::size_t>(pair_index(perm[static_cast<std::size_t>(a)],
-                                                                              perm[static_cast<std::size_t>(b)], f.atoms));
-          f.z0[to] = z[static_cast<std::size_t>(l)];
-          f.inv_d[to] = 1.0 / d.confidence[static_cast<std::size_t>(l)];
-          std::copy_n(d.u.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(l) * ni), ni,
-                      f.u.begin() + static_cast<std::ptrdiff_t>(to * ni));
-        }
-      for (std::size_t k = 0; k < ni; ++k) {
-        double s = 0;
-        for (std::size_t m = 0; m < nb; ++m) s += f.u[(r * nb + m) * ni + k] * f.z0[r * nb + m];
-        f.zeta0[r * ni + k] = s;
+    for (std::size_t g = 0; g < ng; ++g)
+      for (std::size_t l = 0; l < nb; ++l) {
+        const std::size_t from = static_cast<std::size_t>(f.pair_source[g * nb + l]), r = i * ng + g;
+        f.z0[r * nb + l] = z[from];
+        f.inv_d[r * nb + l] = 1.0 / d.confidence[from];
       }
-      f.energy[r] = d.energy;
-      std::copy(d.gradient.begin(), d.gradient.end(), f.gradient.begin() + static_cast<std::ptrdiff_t>(r * ni));
-      std::copy(d.hessian.begin(), d.hessian.end(), f.hessian.begin() + static_cast<std::ptrdiff_t>(r * ni * ni));
-      ++r;
+    std::copy(d.u.begin(), d.u.end(), f.u.begin() + static_cast<std::ptrdiff_t>(i * nb * ni));
+    for (std::size_t k = 0; k < ni; ++k) {
+      double s = 0;
+      for (std::size_t m = 0; m < nb; ++m) s += d.u[m * ni + k] * z[m];
+      f.zeta0[i * ni + k] = s;
     }
+    f.energy[i] = d.energy;
+    std::copy(d.gradient.begin(), d.gradient.end(), f.gradient.begin() + static_cast<std::ptrdiff_t>(i * ni));
+    std::copy(d.hessian.begin(), d.hessian.end(), f.hessian.begin() + static_cast<std::ptrdiff_t>(i * ni * ni));
   }
   return f;
 }
@@ -155,14 +159,15 @@ double interpolate(const Interpolant& f, const double* x, std::span<const int> s
   double u_min = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < ns; ++j) {
     const int r = set[j];
-    const std::size_t rz = static_cast<std::size_t>(r);
+    const std::size_t rz = static_cast<std::size_t>(r / f.group);  // the data point
+    const int* source = &f.pair_source[static_cast<std::size_t>(r % f.group) * nb];
     const double u = weight_denominator(f, r, ws.z.data(), dz.data());
     ws.scaled[j] = u;
     u_min = std::min(u_min, u);
     // zeta - zeta(i) = U^T (Z - Z(i)); T = E + g.dzeta + dzeta.H.dzeta / 2.
     for (std::size_t k = 0; k < ni; ++k) ws.dzeta[k] = 0;
     for (std::size_t l = 0; l < nb; ++l) {
-      const double* row = &f.u[(rz * nb + l) * ni];
+      const double* row = &f.u[(rz * nb + static_cast<std::size_t>(source[l])) * ni];
       for (std::size_t k = 0; k < ni; ++k) ws.dzeta[k] += row[k] * dz[l];
     }
     double t = f.energy[rz];
@@ -177,7 +182,7 @@ double interpolate(const Interpolant& f, const double* x, std::span<const int> s
     if (!grad) continue;
     double* tz = &ws.dz_taylor[j * nb];  // dT/dZ = U dT/dzeta
     for (std::size_t l = 0; l < nb; ++l) {
-      const double* row = &f.u[(rz * nb + l) * ni];
+      const double* row = &f.u[(rz * nb + static_cast<std::size_t>(source[l])) * ni];
       double s = 0;
       for (std::size_t k = 0; k < ni; ++k) s += row[k] * hd[k];
       tz[l] = s;

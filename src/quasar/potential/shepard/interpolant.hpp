@@ -1,7 +1,8 @@
 #pragma once
 // The interpolated surface V(x) = sum_i w_i(Z) T_i(zeta_i) of a data set, its data points replicated
-// over the permutation group and laid out as flat arrays (point after point, each point's values
-// contiguous) that a kernel can read as they are. The CPU evaluation here is the reference: the
+// over the permutation group, laid out as flat arrays (point after point, each point's values
+// contiguous) that a kernel can read as they are: what the weights of every replica need
+// (Z and 1/d) per replica, the Taylor coefficients once per data point. The CPU evaluation here is the reference: the
 // exact method (every point's weight, wtol pruning, renormalisation over the points kept) and the
 // approximate method for grids (one neighbour set per group of configurations, found at the
 // group's centre), energies and analytic Cartesian gradients.
@@ -14,20 +15,24 @@ namespace quasar::shepard {
 
 struct Interpolant {
   int atoms = 0, pairs = 0, internal = 0;
-  int points = 0;  // data points x group elements: replica g of data point i is i * group + g
-  int group = 1;
+  int points = 0;  // replicated points: data points x group elements; replica r = i * group + g
+  int data_points = 0, group = 1;
   Parameters parameters;
-  // Per replicated point r:
-  std::vector<double> z0;        // [r pairs + l]: Z_l of the point
-  std::vector<double> inv_d;     // [r pairs + l]: 1 / d_l
-  std::vector<double> u;         // [(r pairs + l) internal + k]: U
-  std::vector<double> zeta0;     // [r internal + k]: U^T Z of the point
-  std::vector<double> energy;    // [r]
-  std::vector<double> gradient;  // [r internal + k]: dV/dzeta
-  std::vector<double> hessian;   // [(r internal + k) internal + m]: d2V/dzeta2, full
-  // A replica is the point seen with its atoms renamed: atom a's role taken by permutation[a], so
-  // the pair (a, b) becomes (permutation[a], permutation[b]) in Z, U's rows and d; zeta, the
-  // energy and the Taylor coefficients are the same.
+  // Per replica r, what every weight reads (contiguous, point after point):
+  std::vector<double> z0;     // [r pairs + l]: Z_l of the replica
+  std::vector<double> inv_d;  // [r pairs + l]: 1 / d_l
+  // A replica is data point i seen with its atoms renamed by permutation g (atom a's role taken by
+  // perm[a]): pair (a, b) becomes (perm[a], perm[b]) in Z, U's rows and d, while zeta, the energy
+  // and the Taylor coefficients stay. pair_source[g pairs + l] is the data point's pair that the
+  // replica's pair l comes from, so U is kept once per data point.
+  std::vector<int> pair_source;
+  // Per data point i:
+  std::vector<double> u;         // [(i pairs + l) internal + k]: U
+  std::vector<double> zeta0;     // [i internal + k]: U^T Z of the point
+  std::vector<double> energy;    // [i]
+  std::vector<double> gradient;  // [i internal + k]: dV/dzeta
+  std::vector<double> hessian;   // [(i internal + k) internal + m]: d2V/dzeta2, full
+
   static Interpolant from(const DataSet& set);
 };
 
