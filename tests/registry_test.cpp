@@ -46,6 +46,7 @@ std::string built_in_types() {
   add(QUASAR_WITH_BONDED, "bond/harmonic, angle/harmonic");
   add(QUASAR_WITH_DP, "deepmd");
   add(QUASAR_WITH_NNP, "nnp");
+  add(QUASAR_WITH_SHEPARD, "shepard");
   return types;
 }
 
@@ -59,7 +60,7 @@ TEST(Registry, BuiltInFamiliesAndTheirCapabilities) {
   EXPECT_EQ(r.find("morse"), nullptr);
   if (!QUASAR_WITH_PAIR || !QUASAR_WITH_BONDED || !QUASAR_WITH_DP) GTEST_SKIP() << "this build leaves out families";
   for (const PotentialFamily& f : r.families()) {
-    EXPECT_TRUE(f.capabilities.gpu) << f.name;
+    EXPECT_EQ(f.capabilities.gpu, f.name != "shepard") << f.name;  // the Shepard surface has no kernel yet
     EXPECT_TRUE(f.capabilities.per_atom) << f.name;
     EXPECT_TRUE(f.capabilities.supports(Precision::Double)) << f.name;
     EXPECT_FALSE(f.description.empty()) << f.name;
@@ -180,8 +181,9 @@ TEST(Registry, UnknownTypesAndFormatsListWhatIsRegistered) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string formats =
-        QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP
-            ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp)"
+        QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP && QUASAR_WITH_SHEPARD
+            ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
+              ".shepard (shepard)"
             : potential_registry().model_formats();
     EXPECT_NE(std::string(e.what()).find("unknown model format (expected " + formats + ", or a .toml file with [potential])"),
               std::string::npos)

@@ -269,10 +269,10 @@ run 0
     ({"style": "/nonexistent.dp"}, "pair_style {name}: /nonexistent.dp: model file not found"),
     ({"style": "{bad}"}, "bad.dp: not an HDF5 file"),
     ({"style": "{dir}/model.bin"}, "model.bin: unknown model format (expected .eam, .eam.alloy, .setfl (eam); "
-                                   ".dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp), "
-                                   "or a .toml file with [potential])"),
+                                   ".dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
+                                   ".shepard (shepard), or a .toml file with [potential])"),
     ({"style": "{dir}/morse.toml"}, "morse.toml:2: 'potential.type': unknown potential type \"morse\"; "
-                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp"),
+                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp, shepard"),
     ({"style": "{dir}/bonds.toml"}, "bonds.toml: the term 'bond' (bond/harmonic) does not support ghost atoms, which a "
                                     "domain-decomposed code needs (families that do: lj, eam, deepmd, nnp)"),
     ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour (valid: device, precision, units)"),

@@ -13,5 +13,6 @@ int dp_command(const std::vector<std::string>& args);
 int test_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int convert_command(const std::vector<std::string>& args);
+int shepard_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

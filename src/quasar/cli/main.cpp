@@ -1,4 +1,4 @@
-// The `quasar` command: run, eval, train, test, convert, model-devi, dp, info.
+// The `quasar` command: run, eval, train, test, convert, model-devi, dp, shepard, info.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +21,7 @@ commands:
   convert            labelled frames (pw.x outputs, deepmd/npy) to extended XYZ
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
+  shepard build|eval   modified Shepard interpolated surfaces: data sets from ab initio points; evaluation
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
     if (cmd == "test") return quasar::cli::test_command(args);
     if (cmd == "train") return quasar::cli::train_command(args);
     if (cmd == "convert") return quasar::cli::convert_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, convert, model-devi, dp, info)");
+    if (cmd == "shepard") return quasar::cli::shepard_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, convert, model-devi, dp, shepard, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

@@ -24,6 +24,11 @@ namespace nnp {
 void register_family(PotentialRegistry& registry);  // potential/nnp/family.cpp
 }
 #endif
+#if QUASAR_WITH_SHEPARD
+namespace shepard {
+void register_family(PotentialRegistry& registry);  // potential/shepard/family.cpp
+}
+#endif
 
 PotentialRegistry& potential_registry() {
   static PotentialRegistry registry = [] {
@@ -39,6 +44,9 @@ PotentialRegistry& potential_registry() {
 #endif
 #if QUASAR_WITH_NNP
     nnp::register_family(r);
+#endif
+#if QUASAR_WITH_SHEPARD
+    shepard::register_family(r);
 #endif
     return r;
   }();

@@ -1,0 +1,129 @@
+// `quasar shepard build` (a data set from Cartesian ab initio points) and `quasar shepard eval`
+// (energies and gradients of many configurations).
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+
+#include "quasar/cli/args.hpp"
+#include "quasar/cli/commands.hpp"
+#if QUASAR_WITH_SHEPARD
+#include "quasar/core/error.hpp"
+#include "quasar/io/read.hpp"
+#include "quasar/potential/shepard/cartesian_points.hpp"
+#include "quasar/potential/shepard/interpolant.hpp"
+#endif
+
+namespace quasar::cli {
+
+#if !QUASAR_WITH_SHEPARD
+int shepard_command(const std::vector<std::string>&) {
+  throw UsageError("this build has no Shepard interpolation (configured with QUASAR_WITH_SHEPARD=OFF)");
+}
+#else
+
+namespace {
+const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D [--group full|identity]
+                             [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
+       quasar shepard eval DATASET STRUCTURES [--format F]
+
+build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
+gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
+coordinates, every confidence length D (1/Å), the permutation group of identical atoms (full: every
+permutation of atoms of one element; identity: none) and the weight's parameters.
+
+eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
+or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
+g1z ...". The atoms of each frame are the data set's, in its order.
+)";
+
+double number(const Args& a, const std::string& key, const std::string& fallback) {
+  const std::string text = a.get(key, fallback);
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(key + " takes a finite number, not '" + text + "'");
+}
+
+int build(const Args& a) {
+  if (a.positional.size() != 3) throw UsageError("shepard build needs POINTS and OUTPUT");
+  if (!a.has("--confidence")) throw UsageError("shepard build needs --confidence D (the confidence length, 1/Å)");
+  shepard::Parameters p;
+  const std::string weight = a.get("--weight", "two-part");
+  if (weight == "one-part") p.weight = shepard::WeightKind::OnePart;
+  else if (weight != "two-part") throw UsageError("--weight takes two-part or one-part, not '" + weight + "'");
+  p.p = number(a, "--p", "2");
+  p.q = number(a, "--q", "12");
+  p.wtol = number(a, "--wtol", "1e-8");
+  const std::string group = a.get("--group", "full");
+  if (group != "full" && group != "identity") throw UsageError("--group takes full or identity, not '" + group + "'");
+  const double confidence = number(a, "--confidence", "");
+  const shepard::CartesianPoints points = shepard::read_cartesian_points(a.positional[1]);
+  shepard::DataSet set;
+  try {
+    set = shepard::build_dataset(points, p, confidence,
+                                 group == "identity" ? shepard::identity_group(static_cast<int>(points.elements.size()))
+                                                     : std::vector<std::vector<int>>{});
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(a.positional[1], 0, e.what());  // a point that makes no data point, or bad parameters
+  }
+  shepard::write_dataset(a.positional[2], set);
+  std::cout << "wrote " << a.positional[2] << ": " << set.points.size() << " data points x " << set.permutations.size()
+            << " permutations, " << set.internal() << " internal coordinates\n";
+  return 0;
+}
+
+int eval(const Args& a) {
+  if (a.positional.size() != 3) throw UsageError("shepard eval needs DATASET and STRUCTURES");
+  const shepard::DataSet set = shepard::read_dataset(a.positional[1]);
+  const shepard::Interpolant f = shepard::Interpolant::from(set);
+  const std::string path = a.positional[2];
+  const std::vector<Structure> frames = io::read_frames(path, a.get("--format", "auto"));
+  const std::size_t n3 = static_cast<std::size_t>(3 * f.atoms);
+  std::vector<double> configs;
+  configs.reserve(frames.size() * n3);
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const Structure& s = frames[k];
+    if (static_cast<int>(s.size()) != f.atoms)
+      throw InputError(path, 0, "frame " + std::to_string(k + 1) + " has " + std::to_string(s.size()) +
+                                    " atoms; the data set has " + std::to_string(f.atoms));
+    for (int i = 0; i < f.atoms; ++i) {
+      const std::string& element = s.type_names[static_cast<std::size_t>(s.types[static_cast<std::size_t>(i)])];
+      if (element != set.elements[static_cast<std::size_t>(i)])
+        throw InputError(path, 0, "frame " + std::to_string(k + 1) + ", atom " + std::to_string(i + 1) + " is " +
+                                      element + " where the data set has " + set.elements[static_cast<std::size_t>(i)]);
+      const Vec3 r = s.positions[static_cast<std::size_t>(i)];
+      configs.insert(configs.end(), {r.x, r.y, r.z});
+    }
+  }
+  std::vector<double> energies(frames.size()), grads(configs.size());
+  shepard::evaluate_batch(f, configs, energies, grads);
+  std::cout << "# index energy (eV), then dV/dx (eV/Å) atom by atom\n" << std::setprecision(15);
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    std::cout << k << ' ' << energies[k];
+    for (std::size_t i = 0; i < n3; ++i) std::cout << ' ' << grads[k * n3 + i];
+    std::cout << '\n';
+  }
+  return 0;
+}
+}  // namespace
+
+int shepard_command(const std::vector<std::string>& argv) {
+  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format"});
+  if (a.has("--help") || a.positional.empty()) {
+    std::cout << kHelp;
+    return a.has("--help") ? 0 : 2;
+  }
+  const std::string sub = a.positional[0];
+  if (sub == "build") return build(a);
+  if (sub == "eval") return eval(a);
+  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval)");
+}
+
+#endif  // QUASAR_WITH_SHEPARD
+
+}  // namespace quasar::cli

@@ -1,0 +1,33 @@
+#pragma once
+// The interpolated surface as a term of a force field (TOML type "shepard", or a data-set file
+// ending in .shepard given to `quasar eval --model`). It is a molecular surface: every system it
+// is computed on is one molecule whose atoms, in input order, are the data set's atoms (the same
+// elements in the same order). It needs no neighbour list; a molecule in a periodic cell is made
+// whole by minimum images from its first atom. The CPU evaluates it; on a GPU backend positions
+// go to the host and forces come back.
+#include <string>
+
+#include "quasar/potential/potential.hpp"
+#include "quasar/potential/shepard/interpolant.hpp"
+
+namespace quasar::shepard {
+
+class ShepardPotential : public Potential {
+ public:
+  ShepardPotential(const DataSet& set, std::string source);
+  static std::unique_ptr<ShepardPotential> from_file(const std::string& path);
+
+  std::string name() const override { return "shepard"; }
+  double cutoff() const override { return 0; }
+  void bind(const SystemSetup& setup) override;
+  void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
+
+  const Interpolant& interpolant() const { return interpolant_; }
+
+ private:
+  Interpolant interpolant_;
+  std::vector<std::string> elements_;
+  std::string source_;  // the data set's file, for messages
+};
+
+}  // namespace quasar::shepard
