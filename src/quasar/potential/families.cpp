@@ -24,6 +24,9 @@ namespace nnp {
 void register_family(PotentialRegistry& registry);  // potential/nnp/family.cpp
 }
 #endif
+#if QUASAR_WITH_SURFACES
+void register_analytic_surface_family(PotentialRegistry& registry);  // potential/shepard/surfaces/family.cpp
+#endif
 
 PotentialRegistry& potential_registry() {
   static PotentialRegistry registry = [] {
@@ -39,6 +42,9 @@ PotentialRegistry& potential_registry() {
 #endif
 #if QUASAR_WITH_NNP
     nnp::register_family(r);
+#endif
+#if QUASAR_WITH_SURFACES
+    register_analytic_surface_family(r);
 #endif
     return r;
   }();
