@@ -272,7 +272,8 @@ run 0
                                    ".dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
                                    ".shepard (shepard), or a .toml file with [potential])"),
     ({"style": "{dir}/morse.toml"}, "morse.toml:2: 'potential.type': unknown potential type \"morse\"; "
-                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp, shepard"),
+                                    "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp, shepard, "
+                                    "analytic-surface"),
     ({"style": "{dir}/bonds.toml"}, "bonds.toml: the term 'bond' (bond/harmonic) does not support ghost atoms, which a "
                                     "domain-decomposed code needs (families that do: lj, eam, deepmd, nnp)"),
     ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour (valid: device, precision, units)"),

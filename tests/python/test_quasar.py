@@ -168,15 +168,17 @@ def test_families_and_models_of_every_family(tmp_path):
     file (or a TOML table), its precision where the family offers it, an error naming the families
     that do where it does not."""
     fam = {f["name"]: f for f in quasar.families()}
-    assert list(fam) == ["lj", "eam", "bond/harmonic", "angle/harmonic", "deepmd", "nnp", "shepard"]
+    assert list(fam) == ["lj", "eam", "bond/harmonic", "angle/harmonic", "deepmd", "nnp", "shepard",
+                         "analytic-surface"]
     assert fam["nnp"]["precisions"] == ["double", "mixed32"] and fam["nnp"]["training"]
     assert fam["deepmd"]["precisions"] == ["double", "mixed32", "mixed16"] and fam["deepmd"]["training"]
     assert fam["eam"]["model_files"] == [".eam", ".eam.alloy", ".setfl"] and fam["eam"]["precisions"] == ["double"]
-    # The Shepard surface has no GPU kernel yet.
-    assert all((f["gpu"] or n == "shepard") and f["per_atom"] and f["description"] for n, f in fam.items())
+    # The Shepard and analytic surfaces have no GPU kernel yet.
+    assert all((f["gpu"] or n in ("shepard", "analytic-surface")) and f["per_atom"] and f["description"] for n, f in fam.items())
     # Bonded terms need the system's topology, which a LAMMPS pair style does not hand over; a Shepard
-    # surface is one whole molecule.
-    assert [n for n, f in fam.items() if not f["ghost_atoms"]] == ["bond/harmonic", "angle/harmonic", "shepard"]
+    # or analytic surface is one whole molecule.
+    assert [n for n, f in fam.items() if not f["ghost_atoms"]] == ["bond/harmonic", "angle/harmonic", "shepard",
+                                                                   "analytic-surface"]
     lj = tmp_path / "lj.toml"
     lj.write_text('[potential]\ntype = "lj"\ncutoff = 6.0\n[potential.species.Cu]\nepsilon = 0.05\nsigma = 2.3\n')
     models = {"deepmd": SILICON, "lj": lj} | ({"eam": CU_SETFL} if CU_SETFL.exists() else {})

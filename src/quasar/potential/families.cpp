@@ -29,6 +29,9 @@ namespace shepard {
 void register_family(PotentialRegistry& registry);  // potential/shepard/family.cpp
 }
 #endif
+#if QUASAR_WITH_SURFACES
+void register_analytic_surface_family(PotentialRegistry& registry);  // potential/shepard/surfaces/family.cpp
+#endif
 
 PotentialRegistry& potential_registry() {
   static PotentialRegistry registry = [] {
@@ -47,6 +50,9 @@ PotentialRegistry& potential_registry() {
 #endif
 #if QUASAR_WITH_SHEPARD
     shepard::register_family(r);
+#endif
+#if QUASAR_WITH_SURFACES
+    register_analytic_surface_family(r);
 #endif
     return r;
   }();
