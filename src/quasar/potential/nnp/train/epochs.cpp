@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "quasar/core/error.hpp"
+#include "quasar/device/backend.hpp"
 #include "quasar/device/parallel.hpp"
 #include "quasar/io/n2p2_data.hpp"
 #include "quasar/io/read.hpp"
@@ -149,7 +150,8 @@ void N2p2Training::upload_all_inputs() {
           hoods[k] = neighborhood(*structures[k], nets_->descriptor().cutoff());
         },
         1);
-    gpu_->add_computed(std::span(missing).subspan(first, n), std::span(structures).first(n), std::span(hoods).first(n));
+    gpu_->add_computed(std::span(missing).subspan(first, n), std::span(structures).first(n), std::span(hoods).first(n),
+                       settings_.use_forces);
   }
 }
 
@@ -157,7 +159,7 @@ void N2p2Training::upload_inputs(std::size_t s) {
   if (gpu_->has(s)) return;
   const TrainingStructure* t = &data_[s];
   const Neighborhood hood = neighborhood(*t, nets_->descriptor().cutoff());
-  gpu_->add_computed(std::span(&s, 1), std::span(&t, 1), std::span(&hood, 1));
+  gpu_->add_computed(std::span(&s, 1), std::span(&t, 1), std::span(&hood, 1), settings_.use_forces);
 }
 
 N2p2Training::Candidate N2p2Training::select(bool forces) {
@@ -183,28 +185,66 @@ N2p2Training::Candidate N2p2Training::select(bool forces) {
   return best;
 }
 
+// Per element (per-element updaters): its share of an energy error, its share of the structure's atoms,
+// or of a force error, its share of the atom's neighbours (their elements given).
+std::vector<double> N2p2Training::element_shares(const TrainingStructure& s, const std::vector<int>* neighbors) const {
+  std::vector<double> share(updaters_.size(), 0.0);
+  if (neighbors) {
+    for (int e : *neighbors) share[static_cast<std::size_t>(e)] += 1;
+    const double n = static_cast<double>(neighbors->size());
+    for (double& x : share) x = n > 0 ? x / n : 0.0;
+  } else {
+    for (std::size_t e = 0; e < share.size(); ++e)
+      share[e] = static_cast<double>(s.per_element[e]) / static_cast<double>(s.size());
+  }
+  return share;
+}
+
 void N2p2Training::update_on_gpu(bool forces) {
   const long batch = plan_[forces ? 1 : 0].batch;
   const int rows = settings_.full_jacobian ? static_cast<int>(batch) : 1;
+  const bool combined = updaters_.size() == 1;
   const std::size_t total = static_cast<std::size_t>(nets_->parameter_count());
   gpu_jacobian_.resize(total * static_cast<std::size_t>(rows));
   gpu_jacobian_.set_zero();
-  std::vector<double> error(static_cast<std::size_t>(rows), 0.0);
+  std::vector<std::vector<double>> error(updaters_.size(), std::vector<double>(static_cast<std::size_t>(rows), 0.0));
   for (long b = 0; b < batch; ++b) {
     const Candidate c = select(forces);
     upload_inputs(c.s);
     const std::size_t row = settings_.full_jacobian ? static_cast<std::size_t>(b) : 0;
     double* j = gpu_jacobian_.data() + row * total;
-    const double prediction = forces ? gpu_->force(c.s, c.a, c.c, j) : gpu_->energy(c.s, j);
-    error[row] += reference(c, forces) - prediction;
+    const double err = reference(c, forces) - (forces ? gpu_->force(c.s, c.a, c.c, j) : gpu_->energy(c.s, j));
+    if (combined) {
+      error[0][row] += err;
+      continue;
+    }
+    const std::vector<int> neighbors = forces ? gpu_->neighbor_elements(c.s, c.a) : std::vector<int>{};
+    const std::vector<double> share = element_shares(data_[c.s], forces ? &neighbors : nullptr);
+    for (std::size_t e = 0; e < updaters_.size(); ++e) error[e][row] += err * share[e];
   }
   if (forces) {
-    for (double& x : error) x *= settings_.force_weight;
+    for (auto& x : error)
+      for (double& v : x) v *= settings_.force_weight;
     GpuJacobians::scale(gpu_jacobian_.data(), static_cast<long>(gpu_jacobian_.size()), settings_.force_weight);
   }
-  errors_[0].assign(error);
-  updaters_[0]->update(states_[0], errors_[0], gpu_jacobian_, rows);
-  gpu_->set_weights(states_[0].data());  // the CPU's networks get them at the epoch's end
+  if (combined) {
+    errors_[0].assign(error[0]);
+    updaters_[0]->update(states_[0], errors_[0], gpu_jacobian_, rows);
+    gpu_->set_weights(states_[0].data());  // the CPU's networks get them at the epoch's end
+    return;
+  }
+  // Per element: its block of each row of the Jacobian, its updater; then the weights in the combined order.
+  gpu_weights_.resize(total);
+  for (std::size_t e = 0; e < updaters_.size(); ++e) {
+    const std::size_t n = states_[e].size(), at = static_cast<std::size_t>(nets_->offset(static_cast<int>(e)));
+    jacobians_[e].resize(n * static_cast<std::size_t>(rows));
+    for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r)
+      device::copy_on_device(jacobians_[e].data() + r * n, gpu_jacobian_.data() + r * total + at, n * sizeof(double));
+    errors_[e].assign(error[e]);
+    updaters_[e]->update(states_[e], errors_[e], jacobians_[e], rows);
+    device::copy_on_device(gpu_weights_.data() + at, states_[e].data(), n * sizeof(double));
+  }
+  gpu_->set_weights(gpu_weights_.data());
 }
 
 void N2p2Training::update(bool forces) {
@@ -233,16 +273,10 @@ void N2p2Training::update(bool forces) {
       double* out = jacobian[0].data() + row * total;
       for (std::size_t k = 0; k < total; ++k) out[k] += j[k];
     } else {
-      // Per element: its share of the atoms (energies) or of the atom's neighbours (forces).
-      std::vector<double> share(updaters_.size(), 0.0);
-      if (forces) {
-        for (const NeighborEntry& nb : in.neighbors.entries[c.a]) share[nb.element] += 1;
-        const double n = static_cast<double>(in.neighbors.entries[c.a].size());
-        for (double& x : share) x = n > 0 ? x / n : 0.0;
-      } else {
-        for (std::size_t e = 0; e < share.size(); ++e)
-          share[e] = static_cast<double>(s.per_element[e]) / static_cast<double>(s.size());
-      }
+      std::vector<int> neighbors;
+      if (forces)
+        for (const NeighborEntry& nb : in.neighbors.entries[c.a]) neighbors.push_back(nb.element);
+      const std::vector<double> share = element_shares(s, forces ? &neighbors : nullptr);
       for (std::size_t e = 0; e < updaters_.size(); ++e) {
         error[e][row] += err * share[e];
         const std::size_t n = states_[e].size(), at = static_cast<std::size_t>(nets_->offset(static_cast<int>(e)));
@@ -310,7 +344,9 @@ void N2p2Training::train_epoch() {
   for (char forces : schedule) update(forces != 0);
   if (!gpu_) return;
   pull_weights();
-  if (const long n = updaters_[0]->rejected(); n > 0)
+  long n = 0;
+  for (const auto& u : updaters_) n += u->rejected();
+  if (n > 0)
     throw Error("nnp training, epoch " + std::to_string(epoch_) + ": " + std::to_string(n) +
                 " Kalman updates had H^T P H + R not positive and were skipped (the filter's covariance "
                 "lost positive definiteness)");

@@ -10,7 +10,7 @@
 namespace quasar::nnp {
 
 void GpuJacobians::add_computed(std::span<const std::size_t> ids, std::span<const TrainingStructure* const> structures,
-                                std::span<const Neighborhood> neighborhoods) {
+                                std::span<const Neighborhood> neighborhoods, bool derivatives) {
   Impl& m = *impl_;
   if (m.tables.empty())
     throw Error("nnp: inputs on the GPU take models of up to " + std::to_string(kMaxElements) + " elements");
@@ -39,7 +39,7 @@ void GpuJacobians::add_computed(std::span<const std::size_t> ids, std::span<cons
       x_at.push_back(m.x_used + nx);
       d_at.push_back(m.d_used + nd);
       nx += nf;
-      nd += 3 * static_cast<long>(nb.size()) * nf;
+      if (derivatives) nd += 3 * static_cast<long>(nb.size()) * nf;
       entry_atom.insert(entry_atom.end(), nb.size(), static_cast<int>(element.size()));
       entries.insert(entries.end(), nb.begin(), nb.end());
       entry_start.push_back(static_cast<long>(entries.size()));
@@ -71,7 +71,7 @@ void GpuJacobians::add_computed(std::span<const std::size_t> ids, std::span<cons
   if (slice.entry_count > 0) {
     const unsigned blocks = static_cast<unsigned>((slice.entry_count + inputs::kThreads - 1) / inputs::kThreads);
     auto launch = [&](auto kernel) {
-      kernel<<<blocks, inputs::kThreads>>>(tables, slice, m.x_all.data(), m.d_all.data());
+      kernel<<<blocks, inputs::kThreads>>>(tables, slice, m.x_all.data(), derivatives ? m.d_all.data() : nullptr);
       QUASAR_LAUNCH_CHECK("nnp inputs_kernel");
     };
     if (functions <= inputs::kFunctionSizes[0])
@@ -88,6 +88,13 @@ void GpuJacobians::add_computed(std::span<const std::size_t> ids, std::span<cons
   inputs::scale_kernel<<<static_cast<unsigned>(atoms), 64>>>(tables, slice, atoms, ss, m.x_all.data());
   QUASAR_LAUNCH_CHECK("nnp scale_kernel");
   device::synchronize();  // the slice's arrays go out of scope
+}
+
+std::vector<int> GpuJacobians::neighbor_elements(std::size_t s, int a) const {
+  const Impl::Meta& t = *impl_->structures.at(s);
+  std::vector<int> out;
+  for (int k : t.neighbors.at(static_cast<std::size_t>(a))) out.push_back(t.element[static_cast<std::size_t>(k)]);
+  return out;
 }
 
 StructureInputs GpuJacobians::inputs(std::size_t s) const {

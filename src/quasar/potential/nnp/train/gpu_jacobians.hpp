@@ -27,10 +27,13 @@ class GpuJacobians {
   // Structure s with its inputs (which must hold the derivatives), uploaded once.
   bool has(std::size_t s) const;
   void add(std::size_t s, const TrainingStructure& structure, const StructureInputs& inputs);
-  // Structures ids[k] whose inputs and derivatives the GPU computes from their neighbourhoods (CPU
-  // lists, data.hpp), as TrainingNetworks::inputs does on the CPU (inputs_kernel.cuh).
+  // Structures ids[k] whose inputs and (with `derivatives`; force() needs them) derivatives the GPU
+  // computes from their neighbourhoods (CPU lists, data.hpp), as TrainingNetworks::inputs does on the
+  // CPU (inputs_kernel.cuh).
   void add_computed(std::span<const std::size_t> ids, std::span<const TrainingStructure* const> structures,
-                    std::span<const Neighborhood> neighborhoods);
+                    std::span<const Neighborhood> neighborhoods, bool derivatives = true);
+  // The elements of the neighbours of atom a of structure s.
+  std::vector<int> neighbor_elements(std::size_t s, int a) const;
   // What the GPU holds of structure s, as TrainingNetworks::inputs returns it (for tests).
   StructureInputs inputs(std::size_t s) const;
   // The networks' current weights: from the CPU networks, or from the weights in the combined order

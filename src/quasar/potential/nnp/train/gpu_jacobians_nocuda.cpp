@@ -10,7 +10,8 @@ GpuJacobians::~GpuJacobians() = default;
 bool GpuJacobians::has(std::size_t) const { return false; }
 void GpuJacobians::add(std::size_t, const TrainingStructure&, const StructureInputs&) {}
 void GpuJacobians::add_computed(std::span<const std::size_t>, std::span<const TrainingStructure* const>,
-                                std::span<const Neighborhood>) {}
+                                std::span<const Neighborhood>, bool) {}
+std::vector<int> GpuJacobians::neighbor_elements(std::size_t, int) const { return {}; }
 StructureInputs GpuJacobians::inputs(std::size_t) const { return {}; }
 void GpuJacobians::set_weights(const TrainingNetworks&) {}
 void GpuJacobians::set_weights(const double*) {}

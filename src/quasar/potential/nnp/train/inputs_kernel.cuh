@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(kThreads) inputs_kernel(Tables tables, Slice s
   const ElementTables<double>& tab = tables.element[slice.element[i]];
   const NeighborEntry* nb = slice.entries + start;
   const int nf = tab.count, ne = tab.elements;
-  double* row = d + slice.d_at[i] + 3L * j * nf;  // row[c * nf + s] = dG_s / d(d_j)_c
+  // row[c * nf + s] = dG_s / d(d_j)_c; without d (no derivatives wanted) only the values.
+  double* row = d ? d + slice.d_at[i] + 3L * j * nf : nullptr;
   double sums[MaxFunctions];
   for (int s = 0; s < nf; ++s) sums[s] = 0;
   const NeighborEntry a = nb[j];
@@ -58,6 +59,7 @@ __global__ void __launch_bounds__(kThreads) inputs_kernel(Tables tables, Slice s
     const Fdf<double> t = radial_term(p, a.r, envelope(tab.envelopes[tab.envelope_of[s]], a.r));
     const double w = sf_weighted(p.type) ? tab.atomic_number[a.element] : 1.0;
     sums[s] += w * t.f;
+    if (!row) continue;
     const double c = w * t.df / a.r;
     row[s] += c * a.dx;
     row[nf + s] += c * a.dy;
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(kThreads) inputs_kernel(Tables tables, Slice s
     const int pair = min(a.element, b.element) * ne + max(a.element, b.element);
     const int begin = tab.pair_start[pair], end = tab.pair_start[pair + 1];
     const double reach = tab.pair_reach[pair];
-    if (begin == end || a.r >= reach || b.r >= reach) continue;
+    if (begin == end || a.r >= reach || b.r >= reach || (!row && !j_first)) continue;
     const double d1[3] = {f1.dx, f1.dy, f1.dz}, d2[3] = {f2.dx, f2.dy, f2.dz};
     const PairGeometry<double> geo = pair_geometry(d1, f1.r, d2, f2.r);
     const unsigned char flags = tab.pair_flags[pair];
@@ -96,12 +98,13 @@ __global__ void __launch_bounds__(kThreads) inputs_kernel(Tables tables, Slice s
           angular_term(p, geo, angle, j_first ? own : other, j_first ? other : own, factor_jk);
       const double w = en.weighted ? zz : 1.0;
       const int s = en.function;
+      if (j_first) sums[s] += w * t.value;
+      if (!row) continue;
       // d_j's share: jj d1 + jk d2 when j is first, jk d1 + kk d2 when it is second.
       const double c1 = w * (j_first ? t.jj : t.jk), c2 = w * (j_first ? t.jk : t.kk);
       row[s] += c1 * d1[0] + c2 * d2[0];
       row[nf + s] += c1 * d1[1] + c2 * d2[1];
       row[2 * nf + s] += c1 * d1[2] + c2 * d2[2];
-      if (j_first) sums[s] += w * t.value;
     }
   }
   double* gi = g + slice.x_at[i];

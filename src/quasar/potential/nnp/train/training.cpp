@@ -30,8 +30,7 @@ N2p2Training::N2p2Training(const std::filesystem::path& input, Backend backend) 
   }
   nets_ = std::make_unique<TrainingNetworks>(model_, conv_length);
   inputs_.resize(data_.size());
-  if (backend_ == Backend::Cuda && keep_derivatives() && settings_.strategy == TrainingSettings::Strategy::Combined)
-    gpu_ = std::make_unique<GpuJacobians>(*nets_);
+  if (backend_ == Backend::Cuda) gpu_ = std::make_unique<GpuJacobians>(*nets_);
   // One updater for all weights, or one per element.
   const double per_epoch = static_cast<double>(plan_[0].updates + plan_[1].updates);
   const bool combined = settings_.strategy == TrainingSettings::Strategy::Combined;

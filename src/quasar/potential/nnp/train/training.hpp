@@ -16,12 +16,12 @@
 // error is its share of the atoms and of a force error its share of the atom's neighbours. After each
 // epoch: the errors of every structure, the learning curve, the weights and comparison files.
 //
-// With the GPU backend the Kalman filter runs there (cuBLAS), the errors of each epoch come from the
-// inference kernels, and, when the symmetry functions' derivatives are kept (memorize_symfunc_results
-// with forces) and one updater steps all weights, so do the Jacobians (gpu_jacobians.hpp): every
-// training structure's inputs and derivatives are computed there before the first update (from
-// neighbourhoods listed on the CPU's threads; the CPU keeps none), and the weights stay there through
-// an epoch.
+// With the GPU backend the updaters' states, the errors of each epoch (the inference kernels) and the
+// Jacobians (gpu_jacobians.hpp) are there, the Kalman filters run there (cuBLAS): every training
+// structure's inputs, and with forces their derivatives, are computed there before the first update
+// (from neighbourhoods listed on the CPU's threads; the CPU keeps none, whatever
+// memorize_symfunc_results says: it saves the CPU's memory, and the GPU's holds them), and the weights
+// stay there through an epoch.
 //
 // The random numbers come from one 64-bit Mersenne twister seeded with random_seed; they are not
 // n2p2's (GSL's), so runs match n2p2's statistically, not number for number. In threshold mode an
@@ -105,6 +105,7 @@ class N2p2Training : public train::TrainingRun {
   Candidate select(bool forces);
   void update(bool forces);
   void update_on_gpu(bool forces);  // the Jacobians on the GPU (gpu_jacobians.hpp)
+  std::vector<double> element_shares(const TrainingStructure& s, const std::vector<int>* neighbors) const;
   void write_epoch_files(const std::filesystem::path& dir);
   void pull_weights();  // the updaters' states into the networks
   void predict_on_cpu();
@@ -122,7 +123,7 @@ class N2p2Training : public train::TrainingRun {
   std::unique_ptr<TrainingNetworks> nets_;
   std::vector<std::unique_ptr<StructureInputs>> inputs_;
   std::unique_ptr<GpuJacobians> gpu_;  // with the GPU, kept derivatives and one updater
-  Array<double> gpu_jacobian_{Backend::Cuda};
+  Array<double> gpu_jacobian_{Backend::Cuda}, gpu_weights_{Backend::Cuda};
   std::mt19937_64 rng_;
   std::vector<int> energy_candidates_;
   std::vector<ForceCandidate> force_candidates_;
