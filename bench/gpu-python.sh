@@ -24,6 +24,8 @@ if ! CMAKE_PREFIX_PATH=$PWD/.gpu/py/prefix CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) p
   exit 1
 fi
 grep -E "CUDA compiler identification" "$out/pip-install.log"
+# The reference data gpu-prepare.sh put in .gpu/shared (../shared does not travel).
+[ -d .gpu/shared ] && export QUASAR_SHARED=$PWD/.gpu/shared
 QUASAR_EXE=$exe QUASAR_LAMMPS_POTENTIALS=$PWD/.gpu/potentials \
   python3 -m pytest -q -rs tests/python 2>&1 | tee "$out/pytest.log"
 exit "${PIPESTATUS[0]}"
