@@ -14,5 +14,7 @@ int test_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int convert_command(const std::vector<std::string>& args);
 int shepard_command(const std::vector<std::string>& args);
+// `quasar shepard qct` (cli/qct.cpp): quasi-classical trajectories on any force field.
+int qct_command(const std::vector<std::string>& args);
 
 }  // namespace quasar::cli

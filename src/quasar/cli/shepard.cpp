@@ -16,7 +16,8 @@
 namespace quasar::cli {
 
 #if !QUASAR_WITH_SHEPARD
-int shepard_command(const std::vector<std::string>&) {
+int shepard_command(const std::vector<std::string>& argv) {
+  if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
   throw UsageError("this build has no Shepard interpolation (configured with QUASAR_WITH_SHEPARD=OFF)");
 }
 #else
@@ -25,6 +26,7 @@ namespace {
 const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
        quasar shepard eval DATASET STRUCTURES [--format F]
+       quasar shepard qct INPUT.toml [--device D] [--output FILE.json]
 
 build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
 gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
@@ -34,6 +36,9 @@ permutation of atoms of one element; identity: none) and the weight's parameters
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
 or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
 g1z ...". The atoms of each frame are the data set's, in its order.
+
+qct: quasi-classical trajectories of an atom + molecule collision on any force field (`quasar
+shepard qct --help`).
 )";
 
 double number(const Args& a, const std::string& key, const std::string& fallback) {
@@ -113,6 +118,7 @@ int eval(const Args& a) {
 }  // namespace
 
 int shepard_command(const std::vector<std::string>& argv) {
+  if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
   const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
@@ -121,7 +127,7 @@ int shepard_command(const std::vector<std::string>& argv) {
   const std::string sub = a.positional[0];
   if (sub == "build") return build(a);
   if (sub == "eval") return eval(a);
-  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval)");
+  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval, qct)");
 }
 
 #endif  // QUASAR_WITH_SHEPARD
