@@ -8,8 +8,10 @@
 #include "quasar/cli/commands.hpp"
 #if QUASAR_WITH_SHEPARD
 #include "quasar/core/error.hpp"
+#include "quasar/device/backend.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/shepard/cartesian_points.hpp"
+#include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 #endif
 
@@ -24,7 +26,7 @@ int shepard_command(const std::vector<std::string>&) {
 namespace {
 const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
-       quasar shepard eval DATASET STRUCTURES [--format F]
+       quasar shepard eval DATASET STRUCTURES [--format F] [--device cpu|cuda|auto]
 
 build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
 gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
@@ -33,7 +35,8 @@ permutation of atoms of one element; identity: none) and the weight's parameters
 
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
 or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
-g1z ...". The atoms of each frame are the data set's, in its order.
+g1z ...". The atoms of each frame are the data set's, in its order. --device: the CPU's threads
+(the default) or one GPU launch sequence for the whole batch.
 )";
 
 double number(const Args& a, const std::string& key, const std::string& fallback) {
@@ -100,8 +103,10 @@ int eval(const Args& a) {
       configs.insert(configs.end(), {r.x, r.y, r.z});
     }
   }
+  const Backend backend = parse_backend(a.get("--device", "cpu"));
   std::vector<double> energies(frames.size()), grads(configs.size());
-  shepard::evaluate_batch(f, configs, energies, grads);
+  if (backend == Backend::Cuda) shepard::GpuInterpolant(f).evaluate_batch(configs, energies, grads);
+  else shepard::evaluate_batch(f, configs, energies, grads);
   std::cout << "# index energy (eV), then dV/dx (eV/Å) atom by atom\n" << std::setprecision(15);
   for (std::size_t k = 0; k < frames.size(); ++k) {
     std::cout << k << ' ' << energies[k];
@@ -113,7 +118,7 @@ int eval(const Args& a) {
 }  // namespace
 
 int shepard_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format"});
+  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;
