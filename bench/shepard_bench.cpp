@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/device/backend.hpp"
 #include "quasar/potential/shepard/coordinates.hpp"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
@@ -53,6 +54,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[k], "--device") && k + 1 < argc) gpu = !std::strcmp(argv[++k], "cuda");
   }
   if (configs <= 0) configs = gpu ? 65536 : 200;
+  if (gpu && !cuda_available()) {
+    std::fprintf(stderr, "--device cuda: no GPU answers (or this build has no CUDA)\n");
+    return 1;
+  }
   const double a = 0.63;
   const std::vector<Shape> shapes = {
       {"OH3", {"O", "H", "H", "H"}, {0, 0, 0.1, 0.95, 0.1, -0.2, -0.45, 0.85, -0.25, -0.5, -0.8, -0.3}, 1972},

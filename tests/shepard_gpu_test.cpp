@@ -102,15 +102,17 @@ class ShepardBatch : public testing::TestWithParam<Backend> {};
 
 std::string label(const Shape& s, const shepard::Parameters& p) {
   std::ostringstream out;
-  out << s.name << ", " << shepard::weight_kind_name(p.weight) << ", wtol " << p.wtol;
+  out << s.name << ", " << shepard::weight_kind_name(p.weight) << ", p " << p.p << ", q " << p.q << ", wtol " << p.wtol;
   return out.str();
 }
 
 TEST_P(ShepardBatch, EqualsTheCpuEvaluationOfEachConfiguration) {
-  std::vector<shepard::Parameters> settings(4);
+  std::vector<shepard::Parameters> settings(5);
   settings[1].wtol = 0;     // every replica kept: the lists outgrow their first size
   settings[2].wtol = 1e-3;  // few kept
   settings[3].weight = shepard::WeightKind::OnePart;
+  settings[4].p = 3;  // the GPU's general two-part form (p = 2, q = 12 has one of its own)
+  settings[4].q = 9;
   for (const Shape& s : kShapes)
     for (const auto& params : settings) {
       const Surface surface(s, params);

@@ -52,6 +52,20 @@ __device__ double power(double s, double e) {
   return pow(s, e);
 }
 
+// The weights passes' forms: one-part, two-part, and two-part with Collins's p = 2, q = 12 written
+// out (the products the CPU's power() takes, in its order, so the same bits: s^12 = s^4 s^8).
+enum WeightForm { kOnePart, kTwoPart, kTwoPart2And12 };
+
+template <int kForm>
+__device__ inline double two_part_denominator(double s, double p, double q) {
+  if constexpr (kForm == kTwoPart2And12) {
+    const double s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    return s2 + s4 * s8;
+  } else {
+    return power(s, p) + power(s, q);
+  }
+}
+
 // The smallest denominator seen and the sum of m / u over the replicas seen; merged so that the
 // sum stays at the scale of the smallest (at a data point, m = 0, it counts the points there).
 struct MinSum {
@@ -85,12 +99,13 @@ __global__ void inverse_distances_kernel(const double* __restrict__ configs, con
 // One pass over the replicas for a tile of configurations: with kSelect false, each
 // configuration's MinSum over this block's replicas into partial[blockIdx.y * count + k]; with
 // kSelect true, the replicas kept (u < cut, or u = 0 at a data point) appended to the lists.
-template <bool kTwoPart, bool kSelect>
+template <int kForm, bool kSelect>
 __global__ void __launch_bounds__(kWeightBlock) weights_kernel(Tables t, const double* __restrict__ z, int count,
                                                                MinSum* __restrict__ partial,
                                                                const double* __restrict__ u_min,
                                                                const double* __restrict__ cut, int* __restrict__ kept_count,
                                                                int* __restrict__ kept, int capacity) {
+  constexpr bool kTwoPartForm = kForm != kOnePart;
   extern __shared__ double zs[];  // [l kTile + c]
   const int c0 = blockIdx.x * kTile, tile = min(kTile, count - c0), pairs = t.pairs;
   for (int i = threadIdx.x; i < pairs * kTile; i += kWeightBlock) {
@@ -122,13 +137,13 @@ __global__ void __launch_bounds__(kWeightBlock) weights_kernel(Tables t, const d
 #pragma unroll
       for (int c = 0; c < kTile; ++c) {
         const double d = fma(zs[l * kTile + c], scale, offset);
-        if constexpr (kTwoPart) acc[c] = fma(d, d, acc[c]);
+        if constexpr (kTwoPartForm) acc[c] = fma(d, d, acc[c]);
         else acc[c] += power(fabs(d), two_p);
       }
     }
 #pragma unroll
     for (int c = 0; c < kTile; ++c) {
-      const double u = kTwoPart ? power(acc[c], t.p) + power(acc[c], t.q) : acc[c];
+      const double u = kTwoPartForm ? two_part_denominator<kForm>(acc[c], t.p, t.q) : acc[c];
       if constexpr (!kSelect) {
         if (u < m[c]) {
           s[c] = s[c] * (u / m[c]) + 1;
@@ -413,12 +428,14 @@ struct GpuInterpolant::Impl {
     const dim3 grid(static_cast<unsigned>((count + kTile - 1) / kTile), static_cast<unsigned>(chunks()));
     const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(tables.pairs) * kTile;
     MinSum* part = reinterpret_cast<MinSum*>(partial.data());
-    if (tables.two_part)
-      weights_kernel<true, kSelect><<<grid, kWeightBlock, bytes>>>(tables, z.data(), count, part, u_min.data(),
-                                                                   cut.data(), kept_count.data(), kept.data(), capacity);
-    else
-      weights_kernel<false, kSelect><<<grid, kWeightBlock, bytes>>>(tables, z.data(), count, part, u_min.data(),
-                                                                    cut.data(), kept_count.data(), kept.data(), capacity);
+    auto launch = [&](auto kernel) {
+      kernel<<<grid, kWeightBlock, bytes>>>(tables, z.data(), count, part, u_min.data(), cut.data(),
+                                            kept_count.data(), kept.data(), capacity);
+    };
+    const Parameters& p = host_shape.parameters;
+    if (!tables.two_part) launch(weights_kernel<kOnePart, kSelect>);
+    else if (p.p == 2 && p.q == 12) launch(weights_kernel<kTwoPart2And12, kSelect>);
+    else launch(weights_kernel<kTwoPart, kSelect>);
     QUASAR_LAUNCH_CHECK("shepard weights_kernel");
   }
 
