@@ -66,8 +66,8 @@ struct Surface {
 // The batch methods on one backend.
 class Evaluator {
  public:
-  Evaluator(Backend b, const Interpolant& f) : f_(f) {
-    if (b == Backend::Cuda) gpu_ = std::make_unique<shepard::GpuInterpolant>(f);
+  Evaluator(Backend b, const Interpolant& f, shepard::GpuLimits limits = {}) : f_(f) {
+    if (b == Backend::Cuda) gpu_ = std::make_unique<shepard::GpuInterpolant>(f, limits);
   }
   void batch(const std::vector<double>& x, std::vector<double>& e, std::vector<double>& g) {
     e.assign(x.size() / static_cast<std::size_t>(3 * f_.atoms), 0.0);
@@ -187,6 +187,38 @@ TEST_P(ShepardBatch, BatchedEqualsSingleAndRepeats) {
   // 0 expected on both: a configuration's arithmetic does not depend on its place in the batch.
   EXPECT_TRUE(ee.within(1e-13));
   EXPECT_TRUE(eg.within(1e-13));
+}
+
+// A batch cut into pieces (few configurations at once, and lists that outgrow the memory allowed,
+// so that a piece is taken again smaller) gives what one piece gives.
+TEST_P(ShepardBatch, PiecesGiveWhatOneBatchGives) {
+  const Shape& s = kShapes[1];
+  shepard::Parameters params;
+  params.wtol = 0;  // every one of the 2400 replicas kept: the lists grow from 512 entries
+  const Surface surface(s, params);
+  const Interpolant f = Interpolant::from(surface.set);
+  // Pieces of 8, then of 5 when the lists have grown to 2400 entries (8 x 2400 x 8 bytes > 100000);
+  // groups two at a time.
+  Evaluator whole(GetParam(), f), pieces(GetParam(), f, {8, 100000}), group_pieces(GetParam(), f, {2, 1 << 20});
+  const std::vector<double> x = configurations(s, 21, 0.15, 29);
+  std::vector<double> e, g, e2, g2;
+  whole.batch(x, e, g);
+  pieces.batch(x, e2, g2);
+  EXPECT_EQ(e, e2);  // the same arithmetic for each configuration
+  EXPECT_EQ(g, g2);
+  std::vector<int> offsets{0, 4, 9, 10, 15, 21}, centres{1, 4, 9, 14, 15};
+  whole.groups(x, offsets, centres, e, g);
+  group_pieces.groups(x, offsets, centres, e2, g2);
+  EXPECT_EQ(e, e2);
+  EXPECT_EQ(g, g2);
+  std::vector<double> e_ref(e.size()), g_ref(g.size());
+  shepard::evaluate_groups(f, x, offsets, centres, e_ref, g_ref);
+  test::MaxError ee("approximate method in pieces - CPU energy (eV)"),
+      eg("approximate method in pieces - CPU gradient (eV/Å)");
+  for (std::size_t c = 0; c < e.size(); ++c) ee.add(e2[c], e_ref[c]);
+  for (std::size_t i = 0; i < g.size(); ++i) eg.add(g2[i], g_ref[i]);
+  EXPECT_TRUE(ee.within(1e-11));  // CPU: 0; GPU: the coordinator fills in the H100's values
+  EXPECT_TRUE(eg.within(1e-10));
 }
 
 TEST_P(ShepardBatch, ApproximateEqualsExactWithTheCompleteSet) {

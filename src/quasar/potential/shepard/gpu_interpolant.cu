@@ -22,8 +22,6 @@ constexpr int kWeightBlock = 128;               // threads of a weight block, on
 constexpr int kTile = 16;                       // configurations a weight block takes together
 constexpr int kChunk = kWeightBlock * 16;       // replicas of a weight block
 constexpr int kTaylorWarps = 4;                 // configurations of a Taylor block, one per warp
-constexpr int kMaxPiece = 32768;                // configurations per piece of a batch
-constexpr std::size_t kListBytes = 512u << 20;  // the neighbour lists of a piece (two copies)
 
 // What the kernels read of the data set (device pointers).
 struct Tables {
@@ -381,11 +379,12 @@ struct GpuInterpolant::Impl {
   Array<int> kept_count{Backend::Cuda}, kept{Backend::Cuda}, sorted{Backend::Cuda}, begin{Backend::Cuda},
       end{Backend::Cuda}, index{Backend::Cuda}, set_of{Backend::Cuda};
   Array<unsigned char> sort_temp{Backend::Cuda};
+  GpuLimits limits;
   int capacity = 0;  // list entries per configuration
   double neighbours = 0;
   long found = 0;
 
-  explicit Impl(const Interpolant& f) {
+  Impl(const Interpolant& f, GpuLimits l) : limits(l) {
     host_shape.atoms = f.atoms;
     host_shape.pairs = f.pairs;
     host_shape.internal = f.internal;
@@ -419,8 +418,9 @@ struct GpuInterpolant::Impl {
 
   // Configurations per piece for the current list capacity.
   int piece_size() const {
-    const std::size_t by_memory = kListBytes / (2 * sizeof(int) * static_cast<std::size_t>(capacity));
-    return static_cast<int>(std::clamp<std::size_t>(by_memory, 1, kMaxPiece));
+    const std::size_t by_memory = limits.list_bytes / (2 * sizeof(int) * static_cast<std::size_t>(capacity));
+    return static_cast<int>(
+        std::clamp<std::size_t>(by_memory, 1, static_cast<std::size_t>(std::max(1, limits.configurations))));
   }
 
   template <bool kSelect>
@@ -465,7 +465,7 @@ struct GpuInterpolant::Impl {
         throw Error("shepard: no data point in the neighbour set");
       if (most <= capacity) break;
       capacity = std::min(tables.replicas, (most + 63) / 64 * 64);
-      if (static_cast<std::size_t>(count) * capacity * 2 * sizeof(int) > kListBytes && count > 1) return false;
+      if (static_cast<std::size_t>(count) * capacity * 2 * sizeof(int) > limits.list_bytes && count > 1) return false;
     }
     for (int c : counts) neighbours += c;
     found += count;
@@ -539,11 +539,11 @@ struct GpuInterpolant::Impl {
   }
 };
 
-GpuInterpolant::GpuInterpolant(const Interpolant& f) {
+GpuInterpolant::GpuInterpolant(const Interpolant& f, GpuLimits limits) {
   if (f.atoms > kMaxAtoms)
     throw Error("shepard: the GPU evaluation takes molecules of up to " + std::to_string(kMaxAtoms) + " atoms, not " +
                 std::to_string(f.atoms));
-  impl_ = std::make_unique<Impl>(f);
+  impl_ = std::make_unique<Impl>(f, limits);
 }
 
 GpuInterpolant::~GpuInterpolant() = default;

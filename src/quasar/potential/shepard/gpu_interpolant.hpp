@@ -17,6 +17,7 @@
 // replicas' -Z(i)/d and 1/d; the Taylor pass uses the CPU's subtractions, so only a point within a
 // rounding of wtol can be kept by one and dropped by the other. Double precision throughout.
 // Plain data only here (no CUDA headers): the kernels are in gpu_interpolant.cu.
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -24,12 +25,21 @@
 
 namespace quasar::shepard {
 
+// How a batch is cut into pieces: at most `configurations` at once, and no more than the neighbour
+// lists (two copies of an int per kept point, at the size the largest list needs) fit in
+// `list_bytes`. Tests take small ones to see a batch go in pieces.
+struct GpuLimits {
+  int configurations = 32768;
+  std::size_t list_bytes = std::size_t{512} << 20;
+};
+
 class GpuInterpolant {
  public:
   // The largest molecule the kernels take (their shared memory grows with the pairs).
   static constexpr int kMaxAtoms = 24;
 
-  explicit GpuInterpolant(const Interpolant& f);  // uploads the data set; an Error without CUDA
+  // Uploads the data set; an Error without CUDA.
+  explicit GpuInterpolant(const Interpolant& f, GpuLimits limits = {});
   ~GpuInterpolant();
   GpuInterpolant(const GpuInterpolant&) = delete;
   GpuInterpolant& operator=(const GpuInterpolant&) = delete;

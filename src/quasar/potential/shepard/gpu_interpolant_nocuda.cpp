@@ -6,7 +6,7 @@ namespace quasar::shepard {
 
 struct GpuInterpolant::Impl {};
 
-GpuInterpolant::GpuInterpolant(const Interpolant&) { throw_no_cuda("the shepard GPU interpolation"); }
+GpuInterpolant::GpuInterpolant(const Interpolant&, GpuLimits) { throw_no_cuda("the shepard GPU interpolation"); }
 GpuInterpolant::~GpuInterpolant() = default;
 void GpuInterpolant::evaluate_batch(std::span<const double>, std::span<double>, std::span<double>) {}
 void GpuInterpolant::evaluate_groups(std::span<const double>, std::span<const int>, std::span<const int>,
