@@ -15,7 +15,10 @@
 // Every sum is taken in a fixed order, so the results are the same bits from run to run. In the two
 // weight passes each (Z_l - Z_l(i)) / d_l is one fused multiply-add with a transposed copy of the
 // replicas' -Z(i)/d and 1/d; the Taylor pass uses the CPU's subtractions, so only a point within a
-// rounding of wtol can be kept by one and dropped by the other. Double precision throughout.
+// rounding of wtol can be kept by one and dropped by the other (and at a data point, where the
+// fused form leaves u about 1e-60 instead of 0, replicas lying exactly there may be kept or not,
+// which changes nothing: the Taylor pass weighs those with u = 0 alone, as the CPU does).
+// Double precision throughout.
 // Plain data only here (no CUDA headers): the kernels are in gpu_interpolant.cu.
 #include <cstddef>
 #include <memory>
