@@ -1,17 +1,24 @@
-// Configurations per second of the modified Shepard interpolation on the CPU (exact method, energy
-// and gradient), for data sets shaped like those of the GPU paper's Table 1: O H3 (1972 points,
-// group 6), N H4 (2000, 24) and C H5 (2344, 120). The data points are random distortions of one
-// geometry with zero gradient and Hessian: the cost depends on the shapes and on how many points
-// the weights keep (printed as the mean neighbour set), not on the energies.
-// usage: bench_shepard_bench [--configs N] [--threads]   (--threads: also evaluate_batch on every thread)
+// Configurations per second of the modified Shepard interpolation (exact method, energy and
+// gradient), for data sets shaped like those of the GPU paper's Table 1: O H3 (1972 points, group 6),
+// N H4 (2000, 24) and C H5 (2344, 120). The data points are random distortions of one geometry with
+// zero gradient and Hessian: the cost depends on the shapes and on how many points the weights keep
+// (printed as the mean neighbour set), not on the energies.
+// usage: bench_shepard_bench [--configs N] [--threads] [--device cpu|cuda]
+//   cpu (default): one thread, and with --threads also evaluate_batch on every thread (N = 200);
+//   cuda: GpuInterpolant::evaluate_batch over N configurations (default 65536), host arrays in and
+//   out, after one untimed call; the first 64 checked against the CPU (largest deviations printed).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "quasar/device/backend.hpp"
 #include "quasar/potential/shepard/coordinates.hpp"
+#include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 
 using namespace quasar;
@@ -39,18 +46,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int configs = 200;
-  bool threads = false;
+  int configs = 0;
+  bool threads = false, gpu = false;
   for (int k = 1; k < argc; ++k) {
     if (!std::strcmp(argv[k], "--configs") && k + 1 < argc) configs = std::atoi(argv[++k]);
     else if (!std::strcmp(argv[k], "--threads")) threads = true;
+    else if (!std::strcmp(argv[k], "--device") && k + 1 < argc) gpu = !std::strcmp(argv[++k], "cuda");
+  }
+  if (configs <= 0) configs = gpu ? 65536 : 200;
+  if (gpu && !cuda_available()) {
+    std::fprintf(stderr, "--device cuda: no GPU answers (or this build has no CUDA)\n");
+    return 1;
   }
   const double a = 0.63;
   const std::vector<Shape> shapes = {
       {"OH3", {"O", "H", "H", "H"}, {0, 0, 0.1, 0.95, 0.1, -0.2, -0.45, 0.85, -0.25, -0.5, -0.8, -0.3}, 1972},
       {"NH4", {"N", "H", "H", "H", "H"}, {0, 0, 0, a, a, a, -a, -a, a, -a, a, -a, 1.3, -1.3, -1.3}, 2000},
       {"CH5", {"C", "H", "H", "H", "H", "H"}, {0, 0, 0, a, a, a, -a, -a, a, -a, a, -a, a, -a, -a, 1.9, 1.8, 1.7}, 2344}};
-  std::printf("%-4s %6s %6s %9s %12s %14s\n", "", "points", "group", "replicas", "mean nforc", "configs/s (1 thread)");
+  std::printf("%-4s %6s %6s %9s %12s %14s\n", "", "points", "group", "replicas", "mean nforc",
+              gpu ? "configs/s (GPU)" : "configs/s (1 thread)");
   for (const Shape& s : shapes) {
     std::mt19937_64 rng(1);
     shepard::DataSet set;
@@ -71,9 +85,30 @@ int main(int argc, char** argv) {
       const auto x = distorted(s.geometry, 0.15, rng);
       xs.insert(xs.end(), x.begin(), x.end());
     }
+    double sink = 0;
+    if (gpu) {
+      shepard::GpuInterpolant on_gpu(f);
+      std::vector<double> e(static_cast<std::size_t>(configs)), g(xs.size());
+      on_gpu.evaluate_batch(xs, e, g);  // untimed: the first launches
+      const auto t0 = std::chrono::steady_clock::now();
+      on_gpu.evaluate_batch(xs, e, g);
+      const double rate = configs / seconds_since(t0);
+      double de = 0, dg = 0;
+      std::vector<double> g_ref(n3);
+      for (int c = 0; c < std::min(configs, 64); ++c) {
+        const std::size_t at = static_cast<std::size_t>(c) * n3;
+        de = std::max(de, std::abs(e[static_cast<std::size_t>(c)] - shepard::evaluate(f, xs.data() + at, g_ref.data())));
+        for (std::size_t i = 0; i < n3; ++i) dg = std::max(dg, std::abs(g[at + i] - g_ref[i]));
+      }
+      for (double v : e) sink += v;
+      std::printf("%-4s %6d %6d %9d %12.1f %14.1f   GPU - CPU: energy %.1e eV, gradient %.1e eV/Å", s.name, s.points,
+                  f.group, f.points, on_gpu.mean_neighbours(), rate, de, dg);
+      std::printf("   (checksum %.6g)\n", sink);
+      continue;
+    }
     shepard::Workspace ws;
     std::vector<double> grad(n3);
-    double sink = 0, nforc = 0;
+    double nforc = 0;
     const auto t0 = std::chrono::steady_clock::now();
     for (int c = 0; c < configs; ++c) {
       sink += shepard::evaluate(f, xs.data() + static_cast<std::size_t>(c) * n3, grad.data(), ws);

@@ -8,8 +8,10 @@
 #include "quasar/cli/commands.hpp"
 #if QUASAR_WITH_SHEPARD
 #include "quasar/core/error.hpp"
+#include "quasar/device/backend.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/shepard/cartesian_points.hpp"
+#include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 #endif
 
@@ -25,7 +27,7 @@ int shepard_command(const std::vector<std::string>& argv) {
 namespace {
 const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
-       quasar shepard eval DATASET STRUCTURES [--format F]
+       quasar shepard eval DATASET STRUCTURES [--format F] [--device cpu|cuda|auto]
        quasar shepard qct INPUT.toml [--device D] [--output FILE.json]
 
 build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
@@ -35,7 +37,8 @@ permutation of atoms of one element; identity: none) and the weight's parameters
 
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
 or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
-g1z ...". The atoms of each frame are the data set's, in its order.
+g1z ...". The atoms of each frame are the data set's, in its order. --device: the CPU's threads
+(the default) or one GPU launch sequence for the whole batch.
 
 qct: quasi-classical trajectories of an atom + molecule collision on any force field (`quasar
 shepard qct --help`).
@@ -105,8 +108,10 @@ int eval(const Args& a) {
       configs.insert(configs.end(), {r.x, r.y, r.z});
     }
   }
+  const Backend backend = parse_backend(a.get("--device", "cpu"));
   std::vector<double> energies(frames.size()), grads(configs.size());
-  shepard::evaluate_batch(f, configs, energies, grads);
+  if (backend == Backend::Cuda) shepard::GpuInterpolant(f).evaluate_batch(configs, energies, grads);
+  else shepard::evaluate_batch(f, configs, energies, grads);
   std::cout << "# index energy (eV), then dV/dx (eV/Å) atom by atom\n" << std::setprecision(15);
   for (std::size_t k = 0; k < frames.size(); ++k) {
     std::cout << k << ' ' << energies[k];
@@ -119,7 +124,7 @@ int eval(const Args& a) {
 
 int shepard_command(const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
-  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format"});
+  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;

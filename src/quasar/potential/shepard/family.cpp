@@ -9,6 +9,7 @@ void register_family(PotentialRegistry& registry) {
   PotentialFamily f;
   f.name = "shepard";
   f.description = "modified Shepard interpolation (Collins) of one molecule's surface from a .shepard data set";
+  f.capabilities.gpu = true;       // the batch of molecules evaluated by gpu_interpolant.cu
   f.capabilities.per_atom = true;  // the energy shared evenly, virials r_i F_i
   f.from_config = [](const ConfigTable& t, const std::filesystem::path& base_dir) -> std::unique_ptr<Potential> {
     t.allow_only({"type", "name", "group", "file"});

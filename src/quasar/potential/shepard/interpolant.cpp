@@ -237,18 +237,14 @@ double evaluate(const Interpolant& f, const double* x, double* grad) {
   return evaluate(f, x, grad, ws);
 }
 
-namespace {
-
-void check_batch(const Interpolant& f, std::span<const double> configs, std::span<double> energies,
-                 std::span<double> gradients) {
+void check_batch(const Interpolant& f, std::span<const double> configs, std::span<const double> energies,
+                 std::span<const double> gradients) {
   const std::size_t n3 = static_cast<std::size_t>(3 * f.atoms);
   if (configs.size() % n3 != 0 || configs.size() / n3 != energies.size())
     throw Error("shepard: expected " + std::to_string(n3) + " coordinates per configuration and one energy each");
   if (!gradients.empty() && gradients.size() != configs.size())
     throw Error("shepard: the gradients need as many values as the configurations");
 }
-
-}  // namespace
 
 void evaluate_batch(const Interpolant& f, std::span<const double> configs, std::span<double> energies,
                     std::span<double> gradients) {
@@ -265,18 +261,21 @@ void evaluate_batch(const Interpolant& f, std::span<const double> configs, std::
                           });
 }
 
-void evaluate_groups(const Interpolant& f, std::span<const double> configs, std::span<const int> offsets,
-                     std::span<const int> centres, std::span<double> energies, std::span<double> gradients) {
+void check_groups(const Interpolant& f, std::span<const double> configs, std::span<const int> offsets,
+                  std::span<const int> centres, std::span<const double> energies, std::span<const double> gradients) {
   check_batch(f, configs, energies, gradients);
-  const long groups = static_cast<long>(centres.size());
   if (offsets.size() != centres.size() + 1 || offsets.front() != 0 ||
       offsets.back() != static_cast<int>(energies.size()))
     throw Error("shepard: group offsets must run from 0 to the number of configurations, one more than the centres");
-  for (long g = 0; g < groups; ++g) {
-    const std::size_t gs = static_cast<std::size_t>(g);
-    if (offsets[gs + 1] < offsets[gs] || centres[gs] < offsets[gs] || centres[gs] >= offsets[gs + 1])
+  for (std::size_t g = 0; g < centres.size(); ++g)
+    if (offsets[g + 1] < offsets[g] || centres[g] < offsets[g] || centres[g] >= offsets[g + 1])
       throw Error("shepard: group " + std::to_string(g) + " is empty or its centre lies outside it");
-  }
+}
+
+void evaluate_groups(const Interpolant& f, std::span<const double> configs, std::span<const int> offsets,
+                     std::span<const int> centres, std::span<double> energies, std::span<double> gradients) {
+  check_groups(f, configs, offsets, centres, energies, gradients);
+  const long groups = static_cast<long>(centres.size());
   const std::size_t n3 = static_cast<std::size_t>(3 * f.atoms);
   device::parallel_ranges(groups, device::threads_for(groups, 1), [&](int, long begin, long end) {
     Workspace ws;

@@ -65,4 +65,10 @@ void evaluate_batch(const Interpolant& f, std::span<const double> configs, std::
 void evaluate_groups(const Interpolant& f, std::span<const double> configs, std::span<const int> offsets,
                      std::span<const int> centres, std::span<double> energies, std::span<double> gradients = {});
 
+// The checks of those arguments (an Error saying what does not fit), which the GPU twins share.
+void check_batch(const Interpolant& f, std::span<const double> configs, std::span<const double> energies,
+                 std::span<const double> gradients);
+void check_groups(const Interpolant& f, std::span<const double> configs, std::span<const int> offsets,
+                  std::span<const int> centres, std::span<const double> energies, std::span<const double> gradients);
+
 }  // namespace quasar::shepard

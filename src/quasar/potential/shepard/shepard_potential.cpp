@@ -2,12 +2,15 @@
 #include <memory>
 
 #include "quasar/core/error.hpp"
+#include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/shepard_potential.hpp"
 
 namespace quasar::shepard {
 
 ShepardPotential::ShepardPotential(const DataSet& set, std::string source)
     : interpolant_(Interpolant::from(set)), elements_(set.elements), source_(std::move(source)) {}
+
+ShepardPotential::~ShepardPotential() = default;
 
 std::unique_ptr<ShepardPotential> ShepardPotential::from_file(const std::string& path) {
   return std::make_unique<ShepardPotential>(read_dataset(path), path);
@@ -49,7 +52,12 @@ void ShepardPotential::compute(AtomState& atoms, NeighborRefs, const ComputeRequ
     }
   }
   std::vector<double> energies(static_cast<std::size_t>(systems)), grads(configs.size());
-  evaluate_batch(interpolant_, configs, energies, grads);
+  if (atoms.x.on_device()) {
+    if (!gpu_) gpu_ = std::make_unique<GpuInterpolant>(interpolant_);
+    gpu_->evaluate_batch(configs, energies, grads);
+  } else {
+    evaluate_batch(interpolant_, configs, energies, grads);
+  }
 
   auto fx = atoms.fx.to_vector(), fy = atoms.fy.to_vector(), fz = atoms.fz.to_vector();
   const std::size_t total = static_cast<std::size_t>(atoms.size());

@@ -3,8 +3,10 @@
 // ending in .shepard given to `quasar eval --model`). It is a molecular surface: every system it
 // is computed on is one molecule whose atoms, in input order, are the data set's atoms (the same
 // elements in the same order). It needs no neighbour list; a molecule in a periodic cell is made
-// whole by minimum images from its first atom. The CPU evaluates it; on a GPU backend positions
-// go to the host and forces come back.
+// whole by minimum images from its first atom. The molecules are gathered on the host; on a GPU
+// backend the batch is evaluated by the GPU interpolation (gpu_interpolant.hpp, made at the first
+// GPU compute) and forces go back to the device.
+#include <memory>
 #include <string>
 
 #include "quasar/potential/potential.hpp"
@@ -12,9 +14,12 @@
 
 namespace quasar::shepard {
 
+class GpuInterpolant;
+
 class ShepardPotential : public Potential {
  public:
   ShepardPotential(const DataSet& set, std::string source);
+  ~ShepardPotential() override;
   static std::unique_ptr<ShepardPotential> from_file(const std::string& path);
 
   std::string name() const override { return "shepard"; }
@@ -26,6 +31,7 @@ class ShepardPotential : public Potential {
 
  private:
   Interpolant interpolant_;
+  std::unique_ptr<GpuInterpolant> gpu_;
   std::vector<std::string> elements_;
   std::string source_;  // the data set's file, for messages
 };
