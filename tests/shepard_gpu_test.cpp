@@ -130,8 +130,8 @@ TEST_P(ShepardBatch, EqualsTheCpuEvaluationOfEachConfiguration) {
         ee.add(e[c], shepard::evaluate(f, x.data() + c * n3, g_ref.data()));
         for (std::size_t i = 0; i < n3; ++i) eg.add(g[c * n3 + i], g_ref[i]);
       }
-      // CPU: 0 (the same code). GPU: other summation orders only, about 1e-15 relative of energies
-      // of a few eV expected; the coordinator fills in what the H100 measures.
+      // CPU: 0 (the same code). H100: 2e-13 eV and 1.6e-11 eV/Å at worst over the cases (other
+      // summation orders).
       EXPECT_TRUE(ee.within(1e-11));
       EXPECT_TRUE(eg.within(1e-10));
     }
@@ -158,7 +158,7 @@ TEST_P(ShepardBatch, ReproducesEveryDataPoint) {
         for (std::size_t i = 0; i < n3; ++i) eg.add(g[c * n3 + i], g_ref[i]);
       }
       // The CPU measured 0 and 3e-15 (OH3, shepard_test); the GPU's Z has the CPU's roundings, so
-      // that Z - Z(i) = 0 there too (coordinator: the H100's values).
+      // that Z - Z(i) = 0 there too: the H100 measured 0 and 6.2e-15.
       EXPECT_TRUE(ee.within(1e-12));
       EXPECT_TRUE(eg.within(1e-12));
     }
@@ -221,7 +221,7 @@ TEST_P(ShepardBatch, InvariantUnderPermutationsOfIdenticalAtoms) {
       for (std::size_t k = 0; k < 3; ++k)
         eg.add(g[m * n3 + 3 * static_cast<std::size_t>(group[p][a]) + k], g[identity * n3 + 3 * a + k]);
   }
-  // The CPU measured 2e-14 and 1.2e-12 (the rounding of different sums' orders); the H100: coordinator.
+  // The CPU measured 2e-14 and 1.2e-12 (the rounding of different sums' orders); the H100 7.1e-14 and 6.2e-12.
   EXPECT_TRUE(ee.within(1e-12));
   EXPECT_TRUE(eg.within(1e-10));
 }
@@ -254,7 +254,7 @@ TEST_P(ShepardBatch, PiecesGiveWhatOneBatchGives) {
       eg("approximate method in pieces - CPU gradient (eV/Å)");
   for (std::size_t c = 0; c < e.size(); ++c) ee.add(e2[c], e_ref[c]);
   for (std::size_t i = 0; i < g.size(); ++i) eg.add(g2[i], g_ref[i]);
-  EXPECT_TRUE(ee.within(1e-11));  // CPU: 0; GPU: the coordinator fills in the H100's values
+  EXPECT_TRUE(ee.within(1e-11));  // CPU: 0; H100: 6e-14
   EXPECT_TRUE(eg.within(1e-10));
 }
 
@@ -299,7 +299,7 @@ TEST_P(ShepardBatch, ApproximateEqualsExactWithTheCompleteSet) {
         gp(std::string("approximate method gradient with wtol 1e-3 - CPU (eV/Å), ") + s.name);
     for (std::size_t c = 0; c < e_ref.size(); ++c) ep.add(e_approx[c], e_ref[c]);
     for (std::size_t i = 0; i < x.size(); ++i) gp.add(g_approx[i], g_ref[i]);
-    EXPECT_TRUE(ep.within(1e-11));  // CPU: 0; GPU: the coordinator fills in the H100's values
+    EXPECT_TRUE(ep.within(1e-11));  // CPU: 0; H100: 3.6e-14
     EXPECT_TRUE(gp.within(1e-10));
   }
 }
@@ -340,7 +340,7 @@ TEST_P(ShepardBatch, EngineOnTheBackendEqualsTheInterpolation) {
       ef.add(got[k].forces[a].z, -g[3 * a + 2]);
     }
   }
-  EXPECT_TRUE(ee.within(1e-11));  // CPU measured 5e-15 (shepard_potential_test); the H100: coordinator
+  EXPECT_TRUE(ee.within(1e-11));  // CPU measured 5e-15 (shepard_potential_test); the H100 3.6e-15
   EXPECT_TRUE(ef.within(1e-10));
   std::filesystem::remove_all(dir);
 }
