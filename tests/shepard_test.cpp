@@ -104,9 +104,10 @@ TEST(ShepardSurface, OwnDerivativesAgreeWithFiniteDifferences) {
 // gradient at the point, its Hessian (finite differences of the analytic gradient) is the Cartesian
 // Hessian, and T - E falls as h^3 along a line.
 TEST(ShepardTaylor, TransformationReproducesCartesianDerivatives) {
-  for (const auto& [elements, x0] : {std::pair{std::vector<std::string>{"O", "H", "H", "H"}, oh3_geometry()},
-                                     std::pair{std::vector<std::string>{"C", "H", "H", "H", "H"},
-                                               ch4_geometry()}}) {
+  for (const auto& [elements, geometry] : {std::pair{std::vector<std::string>{"O", "H", "H", "H"}, oh3_geometry()},
+                                           std::pair{std::vector<std::string>{"C", "H", "H", "H", "H"},
+                                                     ch4_geometry()}}) {
+    const std::vector<double>& x0 = geometry;  // a variable the lambdas below may capture (C++17 rules in clang)
     const TestSurface f{elements};
     shepard::Parameters params;
     params.wtol = 0;
