@@ -132,7 +132,7 @@ double N2p2Training::relative_error(const Candidate& c, bool forces, double pred
                 : error / (static_cast<double>(data_[c.s].size()) * train_metrics_.rmse_pa);
 }
 
-// The inputs of every training structure with their derivatives, computed on the GPU from
+// The inputs of every training structure (with forces, and their derivatives), computed on the GPU from
 // neighbourhoods that the CPU's threads list, a slice of structures at a time.
 void N2p2Training::upload_all_inputs() {
   std::vector<std::size_t> missing;
