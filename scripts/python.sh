@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 venv=${QUASAR_PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/python}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q scikit-build-core nanobind numpy pytest 'ase>=3.23'
+"$venv/bin/pip" install -q scikit-build-core nanobind numpy pytest 'ase>=3.23' pyscf
 export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 "$venv/bin/pip" install -q --no-build-isolation .
 # The LAMMPS plugin tests (tests/python/test_lammps_plugin.py) run where the plugin was built, and

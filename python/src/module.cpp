@@ -21,6 +21,7 @@
 #include "quasar/core/config.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/core/structure.hpp"
+#include "quasar/core/units.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/md/ensemble.hpp"
 #include "quasar/md/ensemble_input.hpp"
@@ -28,6 +29,7 @@
 #include "quasar/md/simulation.hpp"
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/registry.hpp"
+#include "to_numpy.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -37,14 +39,6 @@ namespace quasar::python {
 using Positions = nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;  // also velocities
 using Cell = nb::ndarray<const double, nb::shape<3, 3>, nb::c_contig, nb::device::cpu>;
 using Pbc = std::array<bool, 3>;
-
-// A numpy array that owns a vector's storage (no copy).
-template <class T>
-nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std::size_t> shape) {
-  auto* owned = new std::vector<T>(std::move(v));
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T>(owned->data(), shape, owner);
-}
 
 // Structure from arrays; a structure periodic in no direction gets a box around its atoms.
 Structure make_structure(Positions positions, Cell cell, Pbc pbc, const std::vector<std::string>& symbols,
@@ -385,6 +379,12 @@ NB_MODULE(_quasar, m) {
   m.def("cuda_available", &quasar::cuda_available);
   m.def("built_with_cuda", &quasar::built_with_cuda);
   m.def("families", &families);
+  nb::dict units;  // the engine's conversion factors (core/units.hpp), which readers of other units use
+  units["bohr"] = quasar::units::bohr;
+  units["hartree"] = quasar::units::hartree;
+  units["kcal_mol"] = quasar::units::kcal_mol;
+  m.attr("units") = units;
+  bind_shepard(m);
   nb::class_<PyPotential>(m, "Potential")
       .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a, "options"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)

@@ -5,14 +5,12 @@
 #include <iostream>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
-#include "quasar/core/units.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/registry.hpp"
 #include "quasar/qct/qct.hpp"
+#include "quasar/qct/report.hpp"
 
 namespace quasar::cli {
 
@@ -26,50 +24,6 @@ rules (see docs/user-guide.md). Prints the normal modes, progress lines and a su
 reaction probability, cross sections with their standard errors, P(b)); writes every number,
 each trajectory's too, to [qct] output or --output (JSON).
 )";
-
-nlohmann::json to_json(const qct::Estimate& e) {
-  return {{"count", e.count}, {"trajectories", e.trials}, {"probability", e.probability},
-          {"probability_error", e.probability_error}, {"cross_section_A2", e.cross_section},
-          {"cross_section_error_A2", e.cross_section_error}};
-}
-
-nlohmann::json to_json(const qct::QctSettings& s, const qct::QctResult& r, const std::string& input) {
-  nlohmann::json j;
-  j["input"] = input;
-  j["settings"] = {{"molecule", s.molecule}, {"projectile", s.projectile},
-                   {"collision_energy_eV", s.collision.collision_energy},
-                   {"collision_energy_kcal_mol", s.collision.collision_energy / units::kcal_mol},
-                   {"b_max_A", s.collision.b_max}, {"initial_separation_A", s.collision.initial_separation},
-                   {"trajectories", s.trajectories}, {"seed", s.collision.seed}, {"timestep_fs", s.timestep * 1e3},
-                   {"max_steps", s.max_steps}, {"stop_distance_A", s.stop_distance},
-                   {"bond_distance_A", s.bond_distance}};
-  nlohmann::json modes;
-  std::vector<double> wavenumbers;
-  for (int k = 0; k < r.modes.modes(); ++k) wavenumbers.push_back(r.modes.wavenumber(k));
-  std::vector<std::vector<double>> minimum;
-  for (const Vec3& p : r.modes.minimum) minimum.push_back({p.x, p.y, p.z});
-  modes["wavenumbers_cm"] = wavenumbers;
-  modes["zero_point_energy_eV"] = r.modes.zero_point_energy();
-  modes["minimum_energy_eV"] = r.modes.energy;
-  modes["minimum_A"] = minimum;
-  modes["largest_force_eV_A"] = r.modes.largest_force;
-  j["normal_modes"] = modes;
-  j["counts"] = r.counts;
-  j["reactive"] = to_json(r.reactive);
-  for (const auto& [name, e] : r.channels) j["channels"][name] = to_json(e);
-  for (const qct::OpacityBin& o : r.opacity)
-    j["opacity"].push_back({{"b_low_A", o.b_low}, {"b_high_A", o.b_high}, {"trajectories", o.trials},
-                            {"reactive", o.reactive}, {"probability", o.probability}, {"error", o.error}});
-  j["largest_energy_drift_eV"] = r.largest_drift;
-  j["seconds"] = r.seconds;
-  j["trajectory_steps"] = r.steps;
-  for (const qct::TrajectoryRecord& t : r.trajectories)
-    j["trajectories"].push_back({{"b_A", t.b}, {"outcome", t.outcome}, {"steps", t.steps},
-                                 {"initial_energy_eV", t.initial_energy}, {"energy_drift_eV", t.energy_drift},
-                                 {"harmonic_energy_eV", t.harmonic_energy},
-                                 {"vibrational_energy_eV", t.vibrational_energy}});
-  return j;
-}
 
 void print_summary(const qct::QctResult& r, double b_max) {
   std::cout << "qct: " << r.trajectories.size() << " trajectories, " << r.steps << " trajectory-steps in "
@@ -120,8 +74,8 @@ int qct_command(const std::vector<std::string>& argv) {
   const qct::QctResult result = qct::run_qct(settings, std::move(force_field), backend, &std::cout);
   print_summary(result, settings.collision.b_max);
   if (!output.empty()) {
-    const nlohmann::json j = to_json(settings, result, path);
-    io::write_file_atomically(output, [&](std::ostream& out) { out << j.dump(1) << '\n'; });
+    const std::string json = qct::report_json(settings, result, path);
+    io::write_file_atomically(output, [&](std::ostream& out) { out << json << '\n'; });
     std::cout << "qct: wrote " << output << '\n';
   }
   return 0;
