@@ -87,7 +87,6 @@ TEST(NnpTrainSettings, BadKeywordsNameTheKeywordAndLine) {
     std::string key, line, expect;
   };
   const std::vector<Case> cases = {
-      {"nguyen_widrow_weights_short", "nguyen_widrow_weights_short", "Nguyen-Widrow"},
       {"precondition_weights", "precondition_weights", "preconditioned"},
       {"repeated_energy_update", "repeated_energy_update", "repeated energy updates"},
       {"charge_fraction", "charge_fraction 0.1", "charges"},
@@ -338,6 +337,54 @@ TEST(NnpTrainRun, CommandLine) {
 // With --device cuda the Kalman filter runs through cuBLAS and the errors of every epoch come from the
 // inference kernels; the Jacobians stay on the CPU. An epoch (random selection, so that no decision
 // hangs on a rounding) takes the CPU's steps.
+// nguyen_widrow_weights_short: the same uniform draws as without it (the same seed), rescaled as n2p2
+// does: every hidden neuron's incoming weights to the norm 2 beta (tanh layers), beta = 0.7 n^(1/m),
+// in the Glorot-Bengio start's direction; the biases drawn, not zero; the output neuron's first weight
+// halved and its others as drawn.
+TEST(NnpTrainSetup, NguyenWidrowScalesTheDrawsAsN2p2) {
+  QUASAR_REQUIRE_TRAINING_DATA();
+  const nnp::N2p2Training glorot(training_copy("H2O_RPBE-D3", "glorot"), Backend::Cpu);
+  const nnp::N2p2Training nw(
+      training_copy("H2O_RPBE-D3", "nguyen-widrow", {{"nguyen_widrow_weights_short", "nguyen_widrow_weights_short"}}),
+      Backend::Cpu);
+  const nnp::Model a = glorot.model(), b = nw.model();
+  test::MaxError norm("hidden neurons' weight norm - 2 beta"), direction("direction against Glorot-Bengio's"),
+      output("output weights against the draws (the first halved)");
+  long nonzero_biases = 0;
+  for (std::size_t e = 0; e < a.elements.size(); ++e) {
+    const std::vector<std::size_t> sizes = a.elements[e].layer_sizes();
+    const std::vector<double>&wa = a.elements[e].weights, &wb = b.elements[e].weights;
+    std::size_t at = 0;
+    for (std::size_t l = 1; l < sizes.size(); ++l) {
+      const std::size_t in = sizes[l - 1], out = sizes[l], nw_count = in * out;
+      if (l + 1 == sizes.size()) {  // linear output layer: Glorot-Bengio leaves the draws as they are
+        for (std::size_t j = 0; j < in; ++j) output.add(wb[at + j], (j == 0 ? 0.5 : 1.0) * wa[at + j]);
+      } else {
+        ASSERT_EQ(a.elements[e].activations[l - 1], 't');
+        const double beta = 0.7 * std::pow(static_cast<double>(out), 1.0 / static_cast<double>(in));
+        for (std::size_t k = 0; k < out; ++k) {
+          double na = 0, nb = 0;
+          for (std::size_t j = 0; j < in; ++j) {
+            na += wa[at + j * out + k] * wa[at + j * out + k];
+            nb += wb[at + j * out + k] * wb[at + j * out + k];
+          }
+          norm.add(std::sqrt(nb), 2 * beta);
+          for (std::size_t j = 0; j < in; ++j)
+            direction.add(wb[at + j * out + k] / std::sqrt(nb), wa[at + j * out + k] / std::sqrt(na));
+          nonzero_biases += wb[at + nw_count + k] != 0;
+          EXPECT_EQ(wa[at + nw_count + k], 0.0);
+        }
+      }
+      at += nw_count + out;
+    }
+  }
+  // The same arithmetic in another order: measured 6.7e-16, 1.7e-16 and 0.
+  EXPECT_TRUE(norm.within(1e-14));
+  EXPECT_TRUE(direction.within(1e-14));
+  EXPECT_TRUE(output.within(1e-15));
+  EXPECT_GT(nonzero_biases, 0);
+}
+
 // Every way n2p2 trains here, on the GPU as on the CPU: one updater or one per element, derivatives
 // kept or recomputed (the GPU keeps them either way), energies and forces or energies alone.
 TEST(NnpTrainRun, GpuEpochTakesTheCpuSteps) {

@@ -36,6 +36,7 @@ const std::set<std::string>& known_keywords() {
                                           "force_fraction",
                                           "force_energy_ratio",
                                           "use_old_weights_short",
+                                          "nguyen_widrow_weights_short",
                                           "weights_min",
                                           "weights_max",
                                           "main_error_metric",
@@ -79,9 +80,6 @@ const std::set<std::string>& known_keywords() {
 std::string refusal(const std::string& key) {
   if (key.find("charge") != std::string::npos && key != "conv_charge")
     return "charges are trained only for n2p2's 4G and Q potentials, which Quasar does not train";
-  if (key == "nguyen_widrow_weights_short")
-    return "Nguyen-Widrow initial weights are not supported (Quasar starts from weights_min/weights_max with "
-           "n2p2's Glorot-Bengio scaling, or from the weights files with use_old_weights_short)";
   if (key == "precondition_weights") return "preconditioned initial weights are not supported (n2p2 refuses them too)";
   if (key == "repeated_energy_update")
     return "repeated energy updates are not supported (n2p2 refuses them with forces)";
@@ -182,6 +180,7 @@ TrainingSettings read_training_settings(const Model& model, const std::filesyste
   s.force_weight = k.number("force_weight", 1.0, 0, 1e300, true);
   s.memorize = k.has("memorize_symfunc_results");
   s.use_old_weights = k.has("use_old_weights_short");
+  s.nguyen_widrow = k.has("nguyen_widrow_weights_short");
 
   // Update plans and candidate selection.
   k.require("energy_fraction", "the share of energies used per epoch; short_energy_fraction");

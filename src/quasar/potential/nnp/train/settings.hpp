@@ -61,6 +61,7 @@ struct TrainingSettings {
 
   double weights_min = -1, weights_max = 1;
   bool use_old_weights = false;     // use_old_weights_short: start from the folder's weights files
+  bool nguyen_widrow = false;       // nguyen_widrow_weights_short: n2p2's Nguyen-Widrow scaling of the initial weights
   bool normalize_data_set = false;  // normalize_data_set ref: mean_energy, conv_* from the data
   bool memorize = false;            // memorize_symfunc_results
 

@@ -123,8 +123,13 @@ void N2p2Training::setup_sets_and_plan() {
 }
 
 void N2p2Training::initial_weights() {
-  // Uniform in [min, max) element by element in n2p2's order; then weights into tanh layers times
-  // sqrt(6 / (inputs + outputs)) (Glorot and Bengio), and every bias zero.
+  // Uniform in [min, max) element by element in n2p2's order; then, by default, weights into tanh layers
+  // times sqrt(6 / (inputs + outputs)) (Glorot and Bengio) and every bias zero. With
+  // nguyen_widrow_weights_short, n2p2's Nguyen-Widrow scaling instead: in every hidden layer of n
+  // neurons after m, each neuron's incoming weights rescaled to the norm beta = 0.7 n^(1/m) and its bias
+  // multiplied by beta (both twice that for tanh layers); then n2p2 halves the output neuron's first
+  // weight only (its loop runs over the output layer's one neuron), which is kept so that the same
+  // draws give n2p2's weights.
   const double lo = settings_.weights_min, hi = settings_.weights_max;
   for (ElementModel& e : model_.elements) {
     e.weights.resize(e.parameter_count());
@@ -132,13 +137,26 @@ void N2p2Training::initial_weights() {
     const std::vector<std::size_t> sizes = e.layer_sizes();
     std::size_t at = 0;
     for (std::size_t l = 1; l < sizes.size(); ++l) {
-      const std::size_t nw = sizes[l - 1] * sizes[l];
-      if (e.activations[l - 1] == 't') {
-        const double glorot = std::sqrt(6.0 / static_cast<double>(sizes[l - 1] + sizes[l]));
-        for (std::size_t k = 0; k < nw; ++k) e.weights[at + k] *= glorot;
+      const std::size_t in = sizes[l - 1], out = sizes[l], nw = in * out;  // weight (j, k) at j * out + k
+      const bool tanh = e.activations[l - 1] == 't', output = l + 1 == sizes.size();
+      if (!settings_.nguyen_widrow) {
+        if (tanh)
+          for (std::size_t k = 0; k < nw; ++k) e.weights[at + k] *= std::sqrt(6.0 / static_cast<double>(in + out));
+        for (std::size_t k = 0; k < out; ++k) e.weights[at + nw + k] = 0.0;
+      } else if (!output) {
+        const double beta = 0.7 * std::pow(static_cast<double>(out), 1.0 / static_cast<double>(in));
+        const double twice = tanh ? 2.0 : 1.0;
+        for (std::size_t k = 0; k < out; ++k) {
+          double norm = 0;
+          for (std::size_t j = 0; j < in; ++j) norm += e.weights[at + j * out + k] * e.weights[at + j * out + k];
+          norm = std::sqrt(norm);
+          for (std::size_t j = 0; j < in; ++j) e.weights[at + j * out + k] *= twice * beta / norm;
+          e.weights[at + nw + k] *= twice * beta;
+        }
+      } else {
+        e.weights[at] *= 0.5;
       }
-      for (std::size_t k = 0; k < sizes[l]; ++k) e.weights[at + nw + k] = 0.0;
-      at += nw + sizes[l];
+      at += nw + out;
     }
   }
 }

@@ -5,7 +5,8 @@
 //
 // Setup: the structures are split at random into training and test sets (test_fraction), the weights
 // start uniform in [weights_min, weights_max) with n2p2's Glorot-Bengio scaling of tanh layers and
-// zero biases (or from the weights files, use_old_weights_short), the labels go to the training
+// zero biases or its Nguyen-Widrow scaling (nguyen_widrow_weights_short), or from the weights files
+// (use_old_weights_short), the labels go to the training
 // units. Each epoch: the update candidates (training energies; with forces every force component of
 // the training structures) are shuffled, or sorted by their error (selection mode 1); the energy and
 // force updates of the epoch's plan (energy_fraction, force_fraction, task_batch_size_*) are mixed in
