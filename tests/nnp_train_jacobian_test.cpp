@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "nnp_symmetry_direct.hpp"
 #include "nnp_train_support.hpp"
 #include "quasar/nn/kalman.hpp"
 #include "quasar/potential/nnp/model_io.hpp"
@@ -198,8 +199,8 @@ TEST(NnpTrainJacobian, GpuJacobiansEqualTheCpu) {
 }
 
 // The inputs and their derivatives that the GPU computes equal the CPU's, for the model and the
-// structure of every predict/ example (between them symmetry-function types 2, 3, 9, 12, 13 and 20 to
-// 25, with and without a box) and for the water training set.
+// structure of every predict/ example (between them symmetry-function types 2, 3, 9, 20 and 22, with
+// and without a box) and for the water training set.
 TEST(NnpTrainJacobian, GpuInputsEqualTheCpu) {
   QUASAR_REQUIRE_TRAINING_DATA();
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
@@ -251,6 +252,68 @@ TEST(NnpTrainJacobian, GpuInputsEqualTheCpu) {
     EXPECT_TRUE(x.within(1e-13));
     EXPECT_TRUE(d.within(1e-13));
   }
+}
+
+// The same for every symmetry-function type, cutoff kind, inner cutoff and compact core of the
+// symmetry tests' models (nnp_symmetry_direct.hpp), on clusters of 19 atoms (no box).
+TEST(NnpTrainJacobian, GpuInputsEqualTheCpuForEveryType) {
+  std::mt19937_64 rng(3);
+  // Each model with a small network and unit scaling; two clusters, centred on an H and on an O.
+  struct Case {
+    nnp::Model model;
+    std::vector<nnp::TrainingStructure> structures;
+  };
+  std::vector<Case> cases;
+  for (nnp::Model m : nnp::test_sf::all_models()) {
+    for (nnp::ElementModel& e : m.elements) {
+      e.scaling.assign(e.functions.size(), nnp::Scaling{0, 1, 0, 1});
+      e.hidden = {3};
+      e.activations = "tl";
+      e.weights.assign(e.parameter_count(), 0.1);
+    }
+    Case c{m, std::vector<nnp::TrainingStructure>(2)};
+    for (int centre = 0; centre < 2; ++centre) {
+      nnp::TrainingStructure& t = c.structures[static_cast<std::size_t>(centre)];
+      t.positions.push_back({0, 0, 0});
+      t.element.push_back(centre);
+      for (const auto& a : nnp::test_sf::random_cluster(rng, 18, nnp::test_sf::boundaries(m, 1))) {
+        t.positions.push_back({a.x, a.y, a.z});
+        t.element.push_back(a.element);
+      }
+      t.box = Box::enclosing(t.positions);  // no periodic images
+      t.per_element.assign(m.elements.size(), 0);
+      for (int e : t.element) ++t.per_element[static_cast<std::size_t>(e)];
+    }
+    cases.push_back(std::move(c));
+  }
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  test::MaxError x("every type: GPU - CPU inputs, relative to the largest"),
+      d("every type: GPU - CPU derivatives, relative to the largest");
+  for (const Case& c : cases) {
+    const nnp::TrainingNetworks nets(c.model, 1.0);
+    nnp::GpuJacobians gpu(nets);
+    const std::vector<std::size_t> ids{0, 1};
+    const std::vector<const nnp::TrainingStructure*> ptrs{&c.structures[0], &c.structures[1]};
+    const std::vector<nnp::Neighborhood> hoods{nnp::neighborhood(c.structures[0], nets.descriptor().cutoff()),
+                                               nnp::neighborhood(c.structures[1], nets.descriptor().cutoff())};
+    gpu.add_computed(ids, ptrs, hoods);
+    for (std::size_t s = 0; s < c.structures.size(); ++s) {
+      const nnp::StructureInputs cpu = nets.inputs(c.structures[s], true), got = gpu.inputs(s);
+      double xmax = 1e-300, dmax = 1e-300;
+      for (std::size_t i = 0; i < cpu.x.size(); ++i) {
+        for (double v : cpu.x[i]) xmax = std::max(xmax, std::abs(v));
+        for (double v : cpu.derivatives[i]) dmax = std::max(dmax, std::abs(v));
+      }
+      for (std::size_t i = 0; i < cpu.x.size(); ++i) {
+        ASSERT_EQ(got.derivatives[i].size(), cpu.derivatives[i].size());
+        for (std::size_t f = 0; f < cpu.x[i].size(); ++f) x.add(got.x[i][f] / xmax, cpu.x[i][f] / xmax);
+        for (std::size_t k = 0; k < cpu.derivatives[i].size(); ++k)
+          d.add(got.derivatives[i][k] / dmax, cpu.derivatives[i][k] / dmax);
+      }
+    }
+  }
+  EXPECT_TRUE(x.within(1e-13));
+  EXPECT_TRUE(d.within(1e-13));
 }
 
 // ---------------------------------------------------------------------------------------------------
