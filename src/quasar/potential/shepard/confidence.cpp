@@ -66,9 +66,9 @@ void solve_spd(std::vector<double>& a, std::vector<double>& b, int n) {
 }  // namespace
 
 void bayes_confidence(DataSet& set, const ConfidenceSettings& s) {
-  if (!(s.energy > 0) || !(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.prior_weight > 0) || !(s.noise > 0) ||
+  if (!(s.energy > 0) || !(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.prior_weight > 0) || !(s.noise > 0) || !(s.floor > 0) ||
       !(s.fallback > 0) || s.neighbours < 0)
-    throw Error("shepard confidence: energy, noise, prior weight and lengths must be positive, max_length >= min_length");
+    throw Error("shepard confidence: energy, noise, prior weight, floor and lengths must be positive, max_length >= min_length");
   const int n = static_cast<int>(set.points.size()), nb = set.pairs();
   if (n == 0) return;
   if (n == 1) {
@@ -141,7 +141,7 @@ void bayes_confidence(DataSet& set, const ConfidenceSettings& s) {
     std::vector<double>& d = set.points[static_cast<std::size_t>(i)].confidence;
     d.resize(static_cast<std::size_t>(nb));
     for (int l = 0; l < nb; ++l) {
-      const double a = std::max(rhs[static_cast<std::size_t>(l)], 1e-9 * a0);
+      const double a = std::max(rhs[static_cast<std::size_t>(l)], s.floor * a0);
       d[static_cast<std::size_t>(l)] = std::clamp(std::cbrt(s.energy / a), s.min_length, s.max_length);
     }
   }

@@ -15,6 +15,9 @@ struct ConfidenceSettings {
   int neighbours = 0;          // data points that test each expansion; 0: 2 x pairs
   double noise = 0.1;          // the error model's relative uncertainty: sigma_j = noise e_j
   double prior_weight = 1.0;   // the prior's strength: a_l ~ a0 +- a0 / sqrt(prior_weight)
+  // The least coefficient believed, as a fraction of a0: a fit that puts a neighbour's error on
+  // other coordinates says little about this one (lengths at most floor^(-1/3) typical ones).
+  double floor = 0.01;
   double min_length = 1e-3;    // bounds on d (1/Å): where the data say nothing, or everything
   double max_length = 10.0;
   double fallback = 1.0;       // d for a set of one point (nothing to learn from)
@@ -25,7 +28,7 @@ struct ConfidenceSettings {
 // e_j = sum_l a_l |Z_jl - Z_il|^3 + noise (third order: the first term a second-order expansion
 // misses), Gaussian noise of deviation `noise` e_j, and a Gaussian prior a_l ~ a0 +- a0 with a0 the median of
 // e / sum_l |dZ_l|^3 over the whole set: a_l is the posterior mode (a regularised least-squares
-// solve), floored at 1e-9 a0, and d_l = (energy / a_l)^(1/3) clamped into [min_length, max_length].
+// solve), floored at `floor` a0, and d_l = (energy / a_l)^(1/3) clamped into [min_length, max_length].
 void bayes_confidence(DataSet& set, const ConfidenceSettings& settings = {});
 
 }  // namespace quasar::shepard

@@ -76,6 +76,14 @@ void refresh_confidence(DataSet& set, const GrowSettings& s) {
   }
 }
 
+// The median of the set's confidence lengths: the h-weight's length for a new point.
+double typical_length(const DataSet& set) {
+  std::vector<double> all;
+  for (const DataPoint& p : set.points) all.insert(all.end(), p.confidence.begin(), p.confidence.end());
+  std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
+  return all[all.size() / 2];
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> permutations_of(const std::vector<int>& atoms, int n) {
@@ -225,7 +233,8 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
                 << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV)";
       if (with_sigma)
         *progress << ", sigma " << r.cross_section << " +- " << r.cross_section_error << " A^2 on " << r.visited
-                  << " visited configurations, " << r.added << " added, " << r.skipped << " skipped";
+                  << " visited configurations, " << r.added << " added (RMS error there " << r.new_rms * 1e3
+                  << " meV), " << r.skipped << " skipped";
       *progress << ", " << std::setprecision(3) << r.seconds << " s" << std::setprecision(6) << std::endl;
     };
     const bool budget_spent = static_cast<long>(set.points.size()) >= s.max_points;
@@ -265,8 +274,9 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     const long room = s.max_points - static_cast<long>(set.points.size());
     std::vector<int> chosen;
     if (!candidates.empty()) {
-      chosen = select_by_h_weight(f, set.permutations, candidates, s.h_weight_points, s.confidence);
-      for (int c : select_by_variance(f, candidates, s.variance_points + static_cast<int>(chosen.size()), 0.1 * s.confidence))
+      const double length = typical_length(set);
+      chosen = select_by_h_weight(f, set.permutations, candidates, s.h_weight_points, length);
+      for (int c : select_by_variance(f, candidates, s.variance_points + static_cast<int>(chosen.size()), 0.1 * length))
         if (std::find(chosen.begin(), chosen.end(), c) == chosen.end() &&
             static_cast<int>(chosen.size()) < s.h_weight_points + s.variance_points)
           chosen.push_back(c);
@@ -276,7 +286,10 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     for (int c : chosen)
       configs.emplace_back(candidates.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) * n3),
                            candidates.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(c) + 1) * n3));
+    double new_sum = 0;
     for (const CartesianPoint& p : reference_points(reference, s.qct, configs, s.hessian_step, Backend::Cpu)) {
+      const double miss = evaluate(f, p.positions.data()) - p.energy;
+      new_sum += miss * miss;
       if (!(p.energy <= lowest + s.max_energy)) {
         ++row.skipped;
         continue;
@@ -288,6 +301,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
         ++row.skipped;  // a (nearly) linear geometry
       }
     }
+    row.new_rms = configs.empty() ? 0 : std::sqrt(new_sum / static_cast<double>(configs.size()));
     refresh_confidence(set, s);
     if (!s.output.empty()) write_dataset(s.output, set);
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();

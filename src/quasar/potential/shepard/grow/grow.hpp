@@ -23,8 +23,8 @@ struct GrowSettings {
   std::vector<std::vector<double>> start;  // the first points' geometries: 3N each (molecule, then the atom)
   std::vector<int> permute;                // atoms (0-based) whose permutations form the group; empty: all identical atoms
   Parameters parameters;
-  bool bayes = true;                       // confidence lengths from the data (else every one `confidence`)
-  double confidence = 1.0;                 // 1/Å: the constant lengths, the h-weight's length and bayes' fallback
+  bool bayes = false;                      // confidence lengths from the data (else every one `confidence`)
+  double confidence = 0.3;                 // 1/Å: the constant lengths, or bayes' length for a set of one point
   ConfidenceSettings bayes_settings;
   int iterations = 10;
   long max_points = 100;                   // data points (not replicated)
@@ -37,7 +37,7 @@ struct GrowSettings {
   long held_out_trajectories = 0;          // trajectories on the reference that give them (0: qct.trajectories)
   double hessian_step = 1e-4;              // Å
   double min_distance = 0.4;               // Å: configurations with two atoms closer are not used
-  double max_energy = 5.0;                 // eV above the lowest start point: higher new points are skipped
+  double max_energy = 50.0;                // eV above the lowest start point: higher new points are skipped
   std::string output;                      // the data set, written after every iteration
 };
 
@@ -50,6 +50,7 @@ struct GrowIteration {
   double rms = 0, max_error = 0;  // eV, over the held-out configurations
   long visited = 0;            // configurations seen by this iteration's trajectories
   long added = 0, skipped = 0; // new points; chosen ones not added (too high, or linear)
+  double new_rms = 0;          // eV: the surface's RMS error at the new points, before they were added
   double cross_section = 0, cross_section_error = 0;  // Å^2, on this iteration's surface
   double seconds = 0;
 };

@@ -43,9 +43,9 @@ GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& 
   if (!(s.parameters.p >= 1)) t.fail("p", "must be >= 1");
   if (s.parameters.weight == WeightKind::TwoPart && !(s.parameters.q > s.parameters.p)) t.fail("q", "must exceed p");
   if (!(s.parameters.wtol >= 0 && s.parameters.wtol < 1)) t.fail("wtol", "must lie in [0, 1)");
-  s.confidence = t.get_double("length", 1.0);
+  s.confidence = t.get_double("length", 0.3);
   if (!(s.confidence > 0)) t.fail("length", "must be positive (1/Å)");
-  const std::string confidence = t.get_string("confidence", "bayes");
+  const std::string confidence = t.get_string("confidence", "constant");
   if (confidence == "constant") s.bayes = false;
   else if (confidence != "bayes") t.fail("confidence", "takes \"bayes\" or \"constant\", not \"" + confidence + "\"");
   s.bayes_settings.energy = t.get_double("confidence_energy", 0.01);
@@ -71,7 +71,7 @@ GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& 
   if (!(s.hessian_step > 0 && s.hessian_step < 0.1)) t.fail("hessian_step", "must lie in (0, 0.1) Å");
   s.min_distance = t.get_double("min_distance", 0.4);
   if (!(s.min_distance > 0)) t.fail("min_distance", "must be positive (Å)");
-  s.max_energy = t.get_double("max_energy", 5.0);
+  s.max_energy = t.get_double("max_energy", 50.0);
   if (!(s.max_energy > 0)) t.fail("max_energy", "must be positive (eV above the lowest start point)");
   s.output = t.get_string("output", "");
   return s;
