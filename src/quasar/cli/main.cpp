@@ -21,7 +21,7 @@ commands:
   convert            labelled frames (pw.x outputs, deepmd/npy) to extended XYZ
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
-  shepard build|eval   modified Shepard interpolated surfaces: data sets from ab initio points; evaluation
+  shepard build|eval|grow|qct  modified Shepard surfaces: data sets, evaluation, growth, trajectories
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.

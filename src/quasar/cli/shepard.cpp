@@ -1,6 +1,7 @@
 // `quasar shepard build` (a data set from Cartesian ab initio points) and `quasar shepard eval`
 // (energies and gradients of many configurations).
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -10,7 +11,10 @@
 #include "quasar/core/error.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/io/read.hpp"
+#include "quasar/potential/registry.hpp"
 #include "quasar/potential/shepard/cartesian_points.hpp"
+#include "quasar/potential/shepard/confidence.hpp"
+#include "quasar/potential/shepard/grow/grow.hpp"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 #endif
@@ -25,20 +29,30 @@ int shepard_command(const std::vector<std::string>& argv) {
 #else
 
 namespace {
-const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D [--group full|identity]
+const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D|bayes [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
+                             [--length 1] [--confidence-energy 0.01]
+       quasar shepard grow INPUT.toml [--device cpu|cuda|auto]
        quasar shepard eval DATASET STRUCTURES [--format F] [--device cpu|cuda|auto]
        quasar shepard qct INPUT.toml [--device D] [--output FILE.json]
 
 build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
 gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
-coordinates, every confidence length D (1/Å), the permutation group of identical atoms (full: every
+coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
+estimated from how well each point's expansion predicts its neighbours (Bettens and Collins;
+--confidence-energy: the error in eV that defines a length, --length: the length of a set of one
+point), the permutation group of identical atoms (full: every
 permutation of atoms of one element; identity: none) and the weight's parameters.
 
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
 or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
 g1z ...". The atoms of each frame are the data set's, in its order. --device: the CPU's threads
 (the default) or one GPU launch sequence for the whole batch.
+
+grow: a data set grown against the reference force field of INPUT.toml's [potential]: trajectories
+([qct]) on the current surface, new points by h-weight and variance sampling, confidence lengths
+refreshed, until the [grow] table's target or budget (docs/user-guide.md). --device: where the
+interpolation runs (the reference runs on the CPU).
 
 qct: quasi-classical trajectories of an atom + molecule collision on any force field (`quasar
 shepard qct --help`).
@@ -57,7 +71,8 @@ double number(const Args& a, const std::string& key, const std::string& fallback
 
 int build(const Args& a) {
   if (a.positional.size() != 3) throw UsageError("shepard build needs POINTS and OUTPUT");
-  if (!a.has("--confidence")) throw UsageError("shepard build needs --confidence D (the confidence length, 1/Å)");
+  if (!a.has("--confidence"))
+    throw UsageError("shepard build needs --confidence D (the confidence length, 1/Å) or --confidence bayes");
   shepard::Parameters p;
   const std::string weight = a.get("--weight", "two-part");
   if (weight == "one-part") p.weight = shepard::WeightKind::OnePart;
@@ -67,13 +82,20 @@ int build(const Args& a) {
   p.wtol = number(a, "--wtol", "1e-8");
   const std::string group = a.get("--group", "full");
   if (group != "full" && group != "identity") throw UsageError("--group takes full or identity, not '" + group + "'");
-  const double confidence = number(a, "--confidence", "");
+  const bool bayes = a.get("--confidence", "") == "bayes";
+  const double confidence = bayes ? number(a, "--length", "1") : number(a, "--confidence", "");
+  if (!(confidence > 0)) throw UsageError(std::string(bayes ? "--length" : "--confidence") + " must be positive (1/Å)");
+  shepard::ConfidenceSettings cs;
+  cs.energy = number(a, "--confidence-energy", "0.01");
+  cs.fallback = confidence;
+  if (!(cs.energy > 0)) throw UsageError("--confidence-energy must be positive (eV)");
   const shepard::CartesianPoints points = shepard::read_cartesian_points(a.positional[1]);
   shepard::DataSet set;
   try {
     set = shepard::build_dataset(points, p, confidence,
                                  group == "identity" ? shepard::identity_group(static_cast<int>(points.elements.size()))
                                                      : std::vector<std::vector<int>>{});
+    if (bayes) shepard::bayes_confidence(set, cs);
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {
@@ -120,11 +142,27 @@ int eval(const Args& a) {
   }
   return 0;
 }
+int grow(const Args& a) {
+  if (a.positional.size() != 2) throw UsageError("shepard grow takes one input file");
+  const std::string path = a.positional[1];
+  const toml::table root = parse_toml_file(path);
+  const ConfigTable top{&root, path, ""};
+  top.allow_only({"potential", "qct", "grow", "device"});
+  const Backend backend = parse_backend(a.get("--device", top.get_string("device", "cpu")));
+  const auto base = std::filesystem::absolute(path).parent_path();
+  shepard::GrowSettings settings = shepard::grow_settings_from_config(top.require_sub("grow"), top.require_sub("qct"));
+  if (!settings.output.empty()) settings.output = (base / settings.output).string();
+  ForceField reference = make_force_field(top, base);
+  const shepard::GrowResult r = shepard::grow(settings, std::move(reference), backend, &std::cout);
+  if (!settings.output.empty())
+    std::cout << "grow: wrote " << settings.output << ": " << r.set.points.size() << " data points\n";
+  return 0;
+}
 }  // namespace
 
 int shepard_command(const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
-  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device"});
+  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device", "--length", "--confidence-energy"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;
@@ -132,7 +170,8 @@ int shepard_command(const std::vector<std::string>& argv) {
   const std::string sub = a.positional[0];
   if (sub == "build") return build(a);
   if (sub == "eval") return eval(a);
-  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval, qct)");
+  if (sub == "grow") return grow(a);
+  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval, grow, qct)");
 }
 
 #endif  // QUASAR_WITH_SHEPARD

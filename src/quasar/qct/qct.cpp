@@ -101,11 +101,14 @@ Structure collision_system(const QctSettings& s, const std::vector<Vec3>& positi
   return sys;
 }
 
-QctResult run_qct(const QctSettings& s, ForceField force_field, Backend backend, std::ostream* progress) {
+QctResult run_qct(const QctSettings& s, ForceField force_field, Backend backend, std::ostream* progress,
+                  const QctHooks& hooks) {
   const int n = static_cast<int>(s.molecule.size());
   QctResult result;
   // The molecule's modes, with the atom far away on the z axis.
-  {
+  if (hooks.modes) {
+    result.modes = *hooks.modes;
+  } else {
     Vec3 centre{};
     for (const Vec3& r : s.positions) centre += r * (1.0 / n);
     std::vector<Vec3> r = s.positions;
@@ -198,6 +201,12 @@ QctResult run_qct(const QctSettings& s, ForceField force_field, Backend backend,
         ++done;
       }
       const std::vector<Structure> now = ens.structures();
+      if (hooks.visit) {
+        std::vector<char> running(static_cast<std::size_t>(m));
+        for (int j = 0; j < m; ++j)
+          running[static_cast<std::size_t>(j)] = !done_here[static_cast<std::size_t>(j)] && ens.active()[static_cast<std::size_t>(j)];
+        hooks.visit(now, running);
+      }
       std::vector<int> stop;
       for (int j = 0; j < m; ++j) {
         if (done_here[static_cast<std::size_t>(j)] || !ens.active()[static_cast<std::size_t>(j)]) continue;

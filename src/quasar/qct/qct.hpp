@@ -5,6 +5,7 @@
 // once its fragments fly apart (or at a step limit), the products named by interatomic distances,
 // and the reaction probability, cross sections and P(b) with their statistical errors.
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -61,9 +62,18 @@ struct QctResult {
   long steps = 0;                      // trajectory-steps integrated
 };
 
+// What a caller may add to a study (a growth loop, say): the molecule's modes found elsewhere (on
+// a reference surface), and a look at the systems still running after every check.
+struct QctHooks {
+  const NormalModes* modes = nullptr;  // not null: these, instead of the force field's minimum and modes
+  // After every check (every check_every steps): the batch's systems and which are still running.
+  std::function<void(const std::vector<Structure>& systems, const std::vector<char>& running)> visit;
+};
+
 // Runs the whole study; progress lines go to `progress` (nullptr: none). The force field is used
-// for the normal modes and then bound to the ensembles.
-QctResult run_qct(const QctSettings& settings, ForceField force_field, Backend backend, std::ostream* progress);
+// for the normal modes (unless hooks.modes gives them) and then bound to the ensembles.
+QctResult run_qct(const QctSettings& settings, ForceField force_field, Backend backend, std::ostream* progress,
+                  const QctHooks& hooks = {});
 
 // The system of one trajectory: the molecule's atoms, then the atom (type names and masses of the
 // settings), at the given positions and velocities, in a non-periodic box.

@@ -75,28 +75,6 @@ double power(double s, double e) {
   return std::pow(s, e);
 }
 
-// The weight's denominator u = 1/v of replicated point r at Z (its differences dz, pairs values,
-// are written); u = 0 only at the point itself.
-double weight_denominator(const Interpolant& f, int r, const double* z, double* dz) {
-  const std::size_t nb = static_cast<std::size_t>(f.pairs), base = static_cast<std::size_t>(r) * nb;
-  const Parameters& p = f.parameters;
-  if (p.weight == WeightKind::TwoPart) {
-    double s = 0;
-    for (std::size_t l = 0; l < nb; ++l) {
-      dz[l] = z[l] - f.z0[base + l];
-      const double t = dz[l] * f.inv_d[base + l];
-      s += t * t;
-    }
-    return power(s, p.p) + power(s, p.q);
-  }
-  double u = 0;
-  for (std::size_t l = 0; l < nb; ++l) {
-    dz[l] = z[l] - f.z0[base + l];
-    u += power(std::abs(dz[l] * f.inv_d[base + l]), 2 * p.p);
-  }
-  return u;
-}
-
 // (du/dZ_l) / u for point r with differences dz, into out (pairs values).
 void weight_log_derivative(const Interpolant& f, int r, const double* dz, double u, double* out) {
   const std::size_t nb = static_cast<std::size_t>(f.pairs), base = static_cast<std::size_t>(r) * nb;
@@ -121,6 +99,26 @@ void weight_log_derivative(const Interpolant& f, int r, const double* dz, double
 }
 
 }  // namespace
+
+double weight_denominator(const Interpolant& f, int r, const double* z, double* dz) {
+  const std::size_t nb = static_cast<std::size_t>(f.pairs), base = static_cast<std::size_t>(r) * nb;
+  const Parameters& p = f.parameters;
+  if (p.weight == WeightKind::TwoPart) {
+    double s = 0;
+    for (std::size_t l = 0; l < nb; ++l) {
+      dz[l] = z[l] - f.z0[base + l];
+      const double t = dz[l] * f.inv_d[base + l];
+      s += t * t;
+    }
+    return power(s, p.p) + power(s, p.q);
+  }
+  double u = 0;
+  for (std::size_t l = 0; l < nb; ++l) {
+    dz[l] = z[l] - f.z0[base + l];
+    u += power(std::abs(dz[l] * f.inv_d[base + l]), 2 * p.p);
+  }
+  return u;
+}
 
 void select_neighbours(const Interpolant& f, const double* z, std::vector<int>& set, Workspace& ws) {
   const std::size_t np = static_cast<std::size_t>(f.points);

@@ -42,6 +42,10 @@ struct Workspace {
   std::vector<int> set;
 };
 
+// The weight's denominator u = 1/v of replicated point r at Z (pairs values); its differences
+// Z - Z(r) go to dz. u = 0 only at the point itself.
+double weight_denominator(const Interpolant& f, int r, const double* z, double* dz);
+
 // Steps 1 and 2 at the coordinates Z (pairs values): the replicated points whose relative weight
 // exceeds wtol, in increasing order. At a data point itself (some s = 0): the points there.
 void select_neighbours(const Interpolant& f, const double* z, std::vector<int>& set, Workspace& ws);
