@@ -1,0 +1,31 @@
+// Fuzz target: the TOML inputs of `quasar shepard qct` and `quasar shepard grow`, through every check
+// they make before the first trajectory (cli/qct.cpp, cli/shepard.cpp): toml++'s parser, the top-level
+// keys and device, [qct] (qct_settings_from_config), with [grow] the growth settings
+// (grow_settings_from_config), and the reference force field of [potential]. Relative file names
+// resolve in an empty scratch folder, so they must end in "not found". Seeds: the examples' inputs
+// and the inputs the tests write (fuzz/seeds/shepard_input).
+#include <filesystem>
+
+#include "fuzz_input.hpp"
+#include "quasar/core/config.hpp"
+#include "quasar/device/backend.hpp"
+#include "quasar/potential/registry.hpp"
+#include "quasar/potential/shepard/grow/grow.hpp"
+#include "quasar/qct/qct.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  const auto path = quasar::fuzz::input_file(data, size, "input.toml");
+  const auto base = std::filesystem::path(path).parent_path() / "empty";
+  std::filesystem::create_directories(base);
+  return quasar::fuzz::expect_input_error([&] {
+    const toml::table root = quasar::parse_toml_file(path);
+    const quasar::ConfigTable top{&root, path, ""};
+    top.allow_only({"potential", "qct", "grow", "device"});
+    quasar::parse_backend(top.get_string("device", "cpu"));
+    if (top.has("grow"))
+      quasar::shepard::grow_settings_from_config(top.require_sub("grow"), top.require_sub("qct"));
+    else
+      quasar::qct::qct_settings_from_config(top.require_sub("qct"));
+    quasar::make_force_field(top, base);
+  });
+}
