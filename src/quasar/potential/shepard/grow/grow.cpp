@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <memory>
 #include <ostream>
@@ -43,6 +44,20 @@ bool usable(const double* x, int n, double min_distance) {
       if (d2 < min_distance * min_distance) return false;
     }
   return true;
+}
+
+// A QCT hook that appends the positions of every running trajectory (3 n values each) to `seen`
+// when no two of its atoms are closer than min_distance.
+std::function<void(const std::vector<Structure>&, const std::vector<char>&)> collect_visits(std::vector<double>& seen,
+                                                                                              int n, double min_distance) {
+  return [&seen, n, min_distance](const std::vector<Structure>& systems, const std::vector<char>& running) {
+    for (std::size_t j = 0; j < systems.size(); ++j) {
+      if (!running[j]) continue;
+      std::vector<double> x;
+      for (const Vec3& r : systems[j].positions) x.insert(x.end(), {r.x, r.y, r.z});
+      if (usable(x.data(), n, min_distance)) seen.insert(seen.end(), x.begin(), x.end());
+    }
+  };
 }
 
 // Every `stride`-th of the configurations so that at most `keep` remain (flat, 3N each).
@@ -185,14 +200,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     q.collision.seed = s.qct.collision.seed + 1000003;  // a stream of its own
     std::vector<double> seen;
     qct::QctHooks hooks;
-    hooks.visit = [&](const std::vector<Structure>& systems, const std::vector<char>& running) {
-      for (std::size_t j = 0; j < systems.size(); ++j) {
-        if (!running[j]) continue;
-        std::vector<double> x;
-        for (const Vec3& r : systems[j].positions) x.insert(x.end(), {r.x, r.y, r.z});
-        if (usable(x.data(), n, s.min_distance)) seen.insert(seen.end(), x.begin(), x.end());
-      }
-    };
+    hooks.visit = collect_visits(seen, n, s.min_distance);
     const qct::QctResult r = qct::run_qct(q, reference, Backend::Cpu, nullptr, hooks);
     modes = r.modes;
     held = thinned(seen, n3, s.held_out);
@@ -256,14 +264,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     q.collision.seed = s.qct.collision.seed + static_cast<uint64_t>(it);
     qct::QctHooks hooks;
     hooks.modes = &modes;
-    hooks.visit = [&](const std::vector<Structure>& systems, const std::vector<char>& running) {
-      for (std::size_t j = 0; j < systems.size(); ++j) {
-        if (!running[j]) continue;
-        std::vector<double> x;
-        for (const Vec3& r : systems[j].positions) x.insert(x.end(), {r.x, r.y, r.z});
-        if (usable(x.data(), n, s.min_distance)) seen.insert(seen.end(), x.begin(), x.end());
-      }
-    };
+    hooks.visit = collect_visits(seen, n, s.min_distance);
     ForceField surface(std::make_shared<ShepardPotential>(set, "grow iteration " + std::to_string(it)));
     const qct::QctResult run = qct::run_qct(q, std::move(surface), backend, nullptr, hooks);
     row.visited = static_cast<long>(seen.size() / n3);
