@@ -254,7 +254,7 @@ TEST_P(ShepardBatch, PiecesGiveWhatOneBatchGives) {
       eg("approximate method in pieces - CPU gradient (eV/Å)");
   for (std::size_t c = 0; c < e.size(); ++c) ee.add(e2[c], e_ref[c]);
   for (std::size_t i = 0; i < g.size(); ++i) eg.add(g2[i], g_ref[i]);
-  EXPECT_TRUE(ee.within(1e-11));  // CPU: 0; H100: 6e-14
+  EXPECT_TRUE(ee.within(5e-12));  // CPU: 0; H100: 6e-14
   EXPECT_TRUE(eg.within(1e-10));
 }
 
@@ -299,7 +299,7 @@ TEST_P(ShepardBatch, ApproximateEqualsExactWithTheCompleteSet) {
         gp(std::string("approximate method gradient with wtol 1e-3 - CPU (eV/Å), ") + s.name);
     for (std::size_t c = 0; c < e_ref.size(); ++c) ep.add(e_approx[c], e_ref[c]);
     for (std::size_t i = 0; i < x.size(); ++i) gp.add(g_approx[i], g_ref[i]);
-    EXPECT_TRUE(ep.within(1e-11));  // CPU: 0; H100: 3.6e-14
+    EXPECT_TRUE(ep.within(3e-12));  // CPU: 0; H100: 3.6e-14
     EXPECT_TRUE(gp.within(1e-10));
   }
 }
@@ -340,7 +340,7 @@ TEST_P(ShepardBatch, EngineOnTheBackendEqualsTheInterpolation) {
       ef.add(got[k].forces[a].z, -g[3 * a + 2]);
     }
   }
-  EXPECT_TRUE(ee.within(1e-11));  // CPU measured 5e-15 (shepard_potential_test); the H100 3.6e-15
+  EXPECT_TRUE(ee.within(5e-13));  // CPU measured 5e-15 (shepard_potential_test); the H100 3.6e-15
   EXPECT_TRUE(ef.within(1e-10));
   std::filesystem::remove_all(dir);
 }
