@@ -6,13 +6,74 @@
 // pair buffer, with the terms of symmetry_functions.hpp.
 #include <cub/block/block_reduce.cuh>
 
+#include <type_traits>
+
 #include "quasar/device/reduce.cuh"
 #include "quasar/nn/layers.cuh"
 #include "quasar/potential/nnp/nnp_pairs.cuh"
 
 namespace quasar::nnp {
 
+// Blocks of the per-centre kernels that should fit on a multiprocessor: caps their registers at 64
+// in float, 128 in double. They wait on shared memory, so occupancy pays (on the H100: a lower cap,
+// 10 blocks and 48 registers in float, spills and was slower, as was loading the next entry ahead;
+// double forces took 144 registers uncapped and were 13% slower).
+template <class T>
+constexpr int kCentreBlocksPerSm = sizeof(T) == sizeof(float) ? 8 : 4;
+
 constexpr std::size_t kQueueBytes = kPairQueue * (kCentreBlock / 32) * sizeof(unsigned);
+
+// The angular factor of entry e and its derivative in cos, for the entries of range kKind
+// (AngularEntry): small integer zetas with the power unrolled (the CPU's products, in its order),
+// other exponential ones, the compact windows.
+template <int kKind, class T>
+__device__ inline Fdf<T> entry_angle(const AngularEntry<T>& e, T cos, const ElementTables<T>& tab,
+                                     const PairAngle<T>& angle) {
+  if constexpr (kKind == 0) {
+    Fdf<T> o;
+    const T p = T(1) + e.lambda * cos;
+    T pz1 = T(1), x = p;  // p^(zeta - 1) as sf_detail::pow_int forms it
+    const int n = e.zeta_int - 1;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      if (n & (1 << b)) pz1 *= x;
+      x *= x;
+    }
+    if (p > T(0)) {
+      o.f = e.prefactor * pz1 * p;
+      o.df = e.prefactor * e.zeta * e.lambda * pz1;
+    }
+    return o;
+  } else if constexpr (kKind == 1) {
+    return exponential_angle(e.lambda, e.zeta, e.zeta_int, e.prefactor, cos);
+  } else {
+    return window_angle(tab.params[e.function], angle);
+  }
+}
+
+// The factor at r_jk of the entries of a run (their envelope at r_jk kept while it is the same).
+template <class T>
+struct FactorAtJk {
+  int index = -1;
+  Fdf<T> env;
+  __device__ Fdf<T> operator()(const AngularEntry<T>& e, const ElementTables<T>& tab, T rjk) {
+    if (e.jk_envelope != index) {
+      index = e.jk_envelope;
+      env = envelope(tab.envelopes[index], rjk);
+    }
+    const T d = rjk - e.rs, x = sf_math::exp(-e.eta * d * d);
+    return Fdf<T>{x * env.f, x * (env.df - T(2) * e.eta * d * env.f)};
+  }
+};
+
+// Calls terms(kind, from, to) for the three ranges of pair list p's entries.
+template <class T, class Terms>
+__device__ inline void for_each_range(const ElementTables<T>& tab, int p, Terms&& terms) {
+  const int q1 = tab.pair_split[2 * p], q2 = tab.pair_split[2 * p + 1];
+  terms(std::integral_constant<int, 0>{}, tab.pair_start[p], q1);
+  terms(std::integral_constant<int, 1>{}, q1, q2);
+  terms(std::integral_constant<int, 2>{}, q2, tab.pair_start[p + 1]);
+}
 
 // Shared memory of functions_kernel: neighbours, their radial factors (values), the pair queues, a
 // column of partial sums per thread for each function of the pass, and the pair-list entries.
@@ -28,8 +89,9 @@ __host__ __device__ inline std::size_t functions_shared_bytes(int capacity, int 
 // shared memory (radial terms of the neighbours it takes, angular terms of the pairs for_each_pair
 // gives it), summed over threads in a fixed order at the end.
 template <class T, class S>
-__global__ void functions_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order,
-                                 ElementTables<T> tab, const double* scale, const double* shift, S* x, int width) {
+__global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
+    functions_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order, ElementTables<T> tab,
+                     const double* scale, const double* shift, S* x, int width) {
   extern __shared__ double shm[];
   const int c = blockIdx.x, i = order[c];
   const int nf = tab.count, first = tab.first, cap = list.capacity, nfac = tab.factor_count;
@@ -76,25 +138,21 @@ __global__ void functions_kernel(AtomsRef a, NeighborRef list, const int* elemen
       const T zz = tab.atomic_number[ej] * tab.atomic_number[ek];
       const T* fj = factor + j * nfac;
       const T* fk = factor + k * nfac;
-      int jk_envelope = -1;
-      T env_jk = 0, factor_jk = 0;
-      for (int q = tab.pair_start[p]; q < tab.pair_start[p + 1]; ++q) {
-        const AngularEntry<T> e = entries[q];
-        if (e.new_jk) {
-          if (e.jk_envelope != jk_envelope) {
-            jk_envelope = e.jk_envelope;
-            env_jk = envelope(tab.envelopes[jk_envelope], g.rjk).f;
+      FactorAtJk<T> at_jk;
+      for_each_range(tab, p, [&](auto kind, int from, int to) {
+        T run = 0;  // fj fk, times the factor at r_jk, of the current run
+        for (int q = from; q < to; ++q) {
+          const AngularEntry<T> e = entries[q];
+          if (e.new_jk) {
+            run = fj[e.factor] * fk[e.factor];
+            if (e.jk_envelope >= 0) run *= at_jk(e, tab, g.rjk).f;
           }
-          const T d = g.rjk - e.rs;
-          factor_jk = sf_math::exp(-e.eta * d * d) * env_jk;
+          const int column = e.function - first;
+          if (static_cast<unsigned>(column) >= static_cast<unsigned>(nf)) continue;  // not in this pass
+          const T w = e.weighted ? zz : T(1);
+          mine[column * blockDim.x] += w * entry_angle<decltype(kind)::value>(e, g.cos, tab, angle).f * run;
         }
-        if (!in_pass(e.function)) continue;
-        const T ang = e.zeta_int != 0 ? exponential_angle(e.lambda, e.zeta, e.zeta_int, e.prefactor, g.cos).f
-                                       : window_angle(tab.params[e.function], angle).f;
-        const T w = e.weighted ? zz : T(1);
-        const T jk = e.jk_envelope >= 0 ? factor_jk : T(1);
-        mine[(e.function - first) * blockDim.x] += w * ang * fj[e.factor] * fk[e.factor] * jk;
-      }
+      });
     });
   __syncthreads();
   for (int s = threadIdx.x; s < nf; s += blockDim.x) {
@@ -155,9 +213,10 @@ __device__ void add_per_run(Sums& grad, int j, T v[3]) {
 // the pair (for_each_pair), for both of its neighbours. Then the neighbour gets -dE/dd_j, the centre
 // the sum over its neighbours, the neighbour's per-atom virial -(dE/dd_j)_p d_q.
 template <class T, class A, class Sum>
-__global__ void forces_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order,
-                              ElementTables<T> tab, const double* scale, double energy_scale, const A* dedx,
-                              double* totals, double* atom_virial, Sum add) {
+__global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
+    forces_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order, ElementTables<T> tab,
+                  const double* scale, double energy_scale, const A* dedx, double* totals, double* atom_virial,
+                  Sum add) {
   extern __shared__ double shm[];
   const int c = blockIdx.x, i = order[c];
   const int nf = tab.count, cap = list.capacity, nfac = tab.factor_count;
@@ -214,24 +273,27 @@ __global__ void forces_kernel(AtomsRef a, NeighborRef list, const int* element_o
         const T zz = tab.atomic_number[ej] * tab.atomic_number[ek];
         const Fdf<T>* fj = factor + j * nfac;
         const Fdf<T>* fk = factor + k * nfac;
-        int jk_envelope = -1;
-        Fdf<T> env_jk, factor_jk;
+        FactorAtJk<T> at_jk;
         AngularPartials<T> sum;  // of g_s w_s times each function's partials
-        for (int q = tab.pair_start[p]; q < tab.pair_start[p + 1]; ++q) {
-          const AngularEntry<T> e = entries[q];
-          if (e.new_jk) {
-            if (e.jk_envelope != jk_envelope) {
-              jk_envelope = e.jk_envelope;
-              env_jk = envelope(tab.envelopes[jk_envelope], geo.rjk);
+        for_each_range(tab, p, [&](auto kind, int from, int to) {
+          // Per run of one factor: sum g_s w_s C_s and its derivative, then times the factors.
+          Fdf<T> rj, rk, rjk, c;
+          for (int q = from; q < to; ++q) {
+            const AngularEntry<T> e = entries[q];
+            if (e.new_jk) {
+              if (q > from) sum.add(T(1), angular_partials(c, rj, rk, rjk));
+              rj = fj[e.factor];
+              rk = fk[e.factor];
+              rjk = e.jk_envelope >= 0 ? at_jk(e, tab, geo.rjk) : Fdf<T>{T(1), T(0)};
+              c = Fdf<T>{};
             }
-            const T d = geo.rjk - e.rs, x = sf_math::exp(-e.eta * d * d);
-            factor_jk = Fdf<T>{x * env_jk.f, x * (env_jk.df - T(2) * e.eta * d * env_jk.f)};
+            const Fdf<T> ang = entry_angle<decltype(kind)::value>(e, geo.cos, tab, angle);
+            const T gw = g[e.function] * (e.weighted ? zz : T(1));
+            c.f += gw * ang.f;
+            c.df += gw * ang.df;
           }
-          const Fdf<T> ang = e.zeta_int != 0 ? exponential_angle(e.lambda, e.zeta, e.zeta_int, e.prefactor, geo.cos)
-                                             : window_angle(tab.params[e.function], angle);
-          const Fdf<T> jk = e.jk_envelope >= 0 ? factor_jk : Fdf<T>{T(1), T(0)};
-          sum.add(g[e.function] * (e.weighted ? zz : T(1)), angular_partials(ang, fj[e.factor], fk[e.factor], jk));
-        }
+          if (to > from) sum.add(T(1), angular_partials(c, rj, rk, rjk));
+        });
         const AngularTerm<T> t = angular_gradient(geo, sum);
         for (int m = 0; m < 3; ++m) vj[m] = t.jj * dj[m] + t.jk * dk[m];
         grad.add(k, t.jk * dj[0] + t.kk * dk[0], t.jk * dj[1] + t.kk * dk[1], t.jk * dj[2] + t.kk * dk[2]);

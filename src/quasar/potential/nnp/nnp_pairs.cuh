@@ -16,19 +16,26 @@ constexpr int kPairQueue = 64;     // pairs queued per warp (4 bytes each)
 
 enum PairFlags : unsigned char { kPairNeedsAngle = 1, kPairNarrow = 2 };
 
-// One function of a pair list with what the pair loops need, in one aligned record.
+// One function of a pair list with what the pair loops need, in one aligned record (32 bytes in
+// float). A pair list's entries come in three ranges (ElementTables::pair_split): the exponential
+// types with a small integer zeta, the other exponential types, the compact types; within each,
+// runs of one radial factor and one factor at r_jk.
 template <class T>
 struct alignas(16) AngularEntry {
   T lambda = 0, prefactor = 0, zeta = 0;  // the angular factor of the exponential types
   T eta = 0, rs = 0;                      // the radial factor exp(-eta (r - rs)^2) E(r) (compact types: eta 0)
-  int function = 0;                       // s, the network input
-  int factor = 0;                         // u, its radial factor in the per-neighbour table
-  int jk_envelope = -1;                   // the envelope E of its factor at r_jk; -1: the type has none
+  unsigned short function = 0;            // s, the network input
+  unsigned short factor = 0;              // u, its radial factor in the per-neighbour table
+  short jk_envelope = -1;                 // the envelope E of its factor at r_jk; -1: the type has none
   short zeta_int = 0;                     // >= 1 integer zeta, -1 any other zeta; 0: compact (the window
                                           // of params[function])
-  unsigned char new_jk = 0;               // its factor at r_jk is not the previous entry's
+  unsigned char new_jk = 0;               // starts a run: its factor, or its factor at r_jk, is not the
+                                          // previous entry's
   unsigned char weighted = 0;             // times Z_j Z_k
 };
+
+// Integer zetas up to this take the first range, whose powers are unrolled.
+constexpr int kSmallZeta = 16;
 
 // The functions of one centre element (DescriptorPlan): lists in CSR form.
 template <class T>
@@ -45,7 +52,9 @@ struct ElementTables {
   const int* factor_envelope;
   int factor_count = 0;
   const int* pair_start;          // element pair a * elements + b (a <= b) -> angular functions
-  const AngularEntry<T>* entries; //   entries[pair_start[p] ..), sorted by factor
+  const int* pair_split;          //   entries[pair_start[p] ..): small integer zetas up to
+                                  //   pair_split[2 p], other exponential ones up to pair_split[2 p + 1]
+  const AngularEntry<T>* entries;
   int entry_count = 0;
   bool entries_shared = false;    // the kernels copy the entries to shared memory (entry_bytes)
   const unsigned char* pair_flags;
