@@ -393,16 +393,21 @@ struct GpuInterpolant::Impl {
     host_shape.group = f.group;
     host_shape.parameters = f.parameters;
     const std::size_t nb = static_cast<std::size_t>(f.pairs), np = static_cast<std::size_t>(f.points);
-    std::vector<double> sc(nb * np), off(nb * np);
-    for (std::size_t r = 0; r < np; ++r)
+    std::vector<double> sc(nb * np), off(nb * np), rz(nb * np), rd(nb * np);
+    for (std::size_t r = 0; r < np; ++r) {
+      const std::size_t i = r / static_cast<std::size_t>(f.group), g = r % static_cast<std::size_t>(f.group);
       for (std::size_t l = 0; l < nb; ++l) {
-        sc[l * np + r] = f.inv_d[r * nb + l];
-        off[l * np + r] = -f.z0[r * nb + l] * f.inv_d[r * nb + l];
+        const std::size_t m = i * nb + static_cast<std::size_t>(f.pair_source[g * nb + l]);
+        rz[r * nb + l] = f.point_z[m];
+        rd[r * nb + l] = f.point_inv_d[m];
+        sc[l * np + r] = rd[r * nb + l];
+        off[l * np + r] = -rz[r * nb + l] * rd[r * nb + l];
       }
+    }
     scale.assign(sc);
     offset.assign(off);
-    z0.assign(f.z0);
-    inv_d.assign(f.inv_d);
+    z0.assign(rz);
+    inv_d.assign(rd);
     u.assign(f.u);
     energy.assign(f.energy);
     gradient.assign(f.gradient);
