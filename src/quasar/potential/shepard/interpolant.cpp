@@ -78,7 +78,7 @@ void replica_z(const Interpolant& f, int r, double* z) {
 
 namespace {
 
-constexpr int kTile = 8;                            // doubles of one AVX-512 vector
+constexpr int kTile = Interpolant::kRowTile;        // doubles of one AVX-512 vector
 constexpr int kBlock = Interpolant::kColumnBlock;  // points summed together, kBlock / kTile tiles
 // kTile doubles as one value (GCC's and Clang's vector extension, lowered to the clone's registers).
 typedef double Tile __attribute__((vector_size(kTile * sizeof(double))));
@@ -96,16 +96,19 @@ WeightForm form_of(const Parameters& p) {
 // u of every replica at Z: out[g stride + i] for replica (i, g), padding points included (u = inf),
 // for the two-part weight and the one-part weight with p = 2 (the other forms: weight_denominator
 // replica by replica); returns the smallest. A block of kBlock points at a time, its columns in the
-// L1 cache while every group element reads them, each of its tiles summed in registers.
+// L1 cache while every group element reads them, each of its tiles summed in registers. near[t]
+// says whether tile t (out[t kTile ...]) has a u within 2^54 n of the smallest so far (n: out's
+// length): a tile without one holds ratios u_min / u below 2^-54 / n only (sum_of_ratios).
 QUASAR_CPU_CLONES
 double replica_denominators(const Interpolant& f, const double* __restrict z, const std::size_t* __restrict columns,
-                            double* __restrict out) {
+                            double* __restrict out, unsigned char* __restrict near) {
   constexpr int kTiles = kBlock / kTile;
   const int nb = f.pairs;
   const std::size_t stride = static_cast<std::size_t>(f.stride);
   const bool quartic = f.parameters.weight == WeightKind::OnePart, collins = form_of(f.parameters) == kTwoPart2And12;
   const double* __restrict zc = f.z_columns.data();
   const double* __restrict ic = f.inv_d_columns.data();
+  const double far = 0x1p54 * static_cast<double>(stride) * static_cast<double>(f.group);
   Tile least;
   for (int k = 0; k < kTile; ++k) least[k] = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < stride; j += kBlock)
@@ -139,8 +142,12 @@ double replica_denominators(const Interpolant& f, const double* __restrict z, co
           u = s2 + s4 * s8;
         }
         least = u < least ? u : least;
-        std::memcpy(out + static_cast<std::size_t>(g) * stride + j + static_cast<std::size_t>(b * kTile), &u,
-                    sizeof(Tile));
+        const std::size_t at = static_cast<std::size_t>(g) * stride + j + static_cast<std::size_t>(b * kTile);
+        std::memcpy(out + at, &u, sizeof(Tile));
+        const Mask close = u <= least * far;
+        long any = 0;
+        for (int k = 0; k < kTile; ++k) any |= close[k];
+        near[at / kTile] = any != 0;
       }
     }
   double m = least[0];
@@ -150,25 +157,24 @@ double replica_denominators(const Interpolant& f, const double* __restrict z, co
 
 // Returns sum u_min / u over u[0, n) (n a multiple of kTile) and puts into `found` each q with
 // u[q] wtol <= u_min (loosened by a rounding), which every replica kept satisfies (its relative
-// weight is below u_min / u, the sum being at least 1); with wtol 0, every q with u < inf. A tile
-// whose ratios are all below 2^-54 / n is left out of the sum: together they change it by less
-// than half a rounding, and its divisions are saved (most tiles of a large group lie that far).
+// weight is below u_min / u, the sum being at least 1); with wtol 0, every q with u < inf. The tiles
+// that replica_denominators found far (every ratio below 2^-54 / n: together they change the sum by
+// less than half a rounding, and hold no candidate) are left out, unread: most tiles of a large
+// group, in the benchmark's sets.
 QUASAR_CPU_CLONES
-double sum_of_ratios(const double* __restrict u, std::size_t n, double u_min, double wtol, std::vector<int>& found) {
+double sum_of_ratios(const double* __restrict u, const unsigned char* __restrict near, std::size_t n, double u_min,
+                     double wtol, std::vector<int>& found) {
   const double bound = wtol > 0 ? u_min / wtol * (1 + 1e-12) : std::numeric_limits<double>::infinity();
-  const double negligible = u_min * 0x1p54 * static_cast<double>(n);
   found.clear();
   Tile a = {};
   for (std::size_t j = 0; j < n; j += kTile) {
+    if (!near[j / kTile]) continue;
     Tile x;
     std::memcpy(&x, u + j, sizeof(Tile));
-    const Mask in = x < bound, near = x <= negligible;
-    long any = 0, counts = 0;
-    for (int k = 0; k < kTile; ++k) {
-      any |= in[k];
-      counts |= near[k];
-    }
-    if (counts) a += u_min / x;
+    a += u_min / x;
+    const Mask in = x < bound;
+    long any = 0;
+    for (int k = 0; k < kTile; ++k) any |= in[k];
     if (!any) continue;
     for (int k = 0; k < kTile; ++k)
       if (in[k]) found.push_back(static_cast<int>(j) + k);
@@ -345,6 +351,7 @@ void select_neighbours(const Interpolant& f, const double* z, std::vector<int>& 
   double* u = ws.denominators.data();
   double u_min = std::numeric_limits<double>::infinity();
   const WeightForm form = form_of(f.parameters);
+  ws.near.resize(n / kTile);
   if (form == kOnePart && f.parameters.p != 2) {
     std::fill(u, u + n, u_min);
     ws.dzeta.resize(nb);
@@ -355,12 +362,13 @@ void select_neighbours(const Interpolant& f, const double* z, std::vector<int>& 
   } else {
     ws.columns.resize(static_cast<std::size_t>(f.group) * nb);
     for (std::size_t k = 0; k < ws.columns.size(); ++k) ws.columns[k] = static_cast<std::size_t>(f.pair_source[k]) * stride;
-    u_min = replica_denominators(f, z, ws.columns.data(), u);
-    if (form == kTwoPart) {  // u holds s
+    u_min = replica_denominators(f, z, ws.columns.data(), u, ws.near.data());
+    if (form == kTwoPart) {  // u holds s (and near is void)
       u_min = std::numeric_limits<double>::infinity();
       for (std::size_t q = 0; q < n; ++q) u_min = std::min(u_min, u[q] = power(u[q], f.parameters.p) + power(u[q], f.parameters.q));
     }
   }
+  if (form == kTwoPart || (form == kOnePart && f.parameters.p != 2)) std::fill(ws.near.begin(), ws.near.end(), 1);
   // Replica (i, g) is u[g stride + i]; at a data point (or one of its replicas) those there alone,
   // else the relative weights w_r = (u_min / u_r) / sum (u_min / u) > wtol, as the reference
   // writes them, over the candidates that sum_of_ratios finds.
@@ -372,7 +380,7 @@ void select_neighbours(const Interpolant& f, const double* z, std::vector<int>& 
     for (std::size_t q = 0; q < n; ++q)
       if (u[q] == 0) set.push_back(static_cast<int>(q));
   } else {
-    total = sum_of_ratios(u, n, u_min, wtol, set);
+    total = sum_of_ratios(u, ws.near.data(), n, u_min, wtol, set);
   }
   std::size_t kept = 0;
   for (int q : set) {

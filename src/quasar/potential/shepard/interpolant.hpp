@@ -41,7 +41,7 @@ struct Interpolant {
   // padding points (i >= data_points) lie so far away that their weights are 0.
   std::vector<double> z_columns, inv_d_columns;
 
-  static constexpr int kColumnBlock = 32;  // points that the fast path takes together
+  static constexpr int kColumnBlock = 64;  // points that the fast path takes together
   static constexpr int kRowTile = 8;       // doubles of one AVX-512 vector
   static Interpolant from(const DataSet& set);
 };
@@ -53,6 +53,7 @@ void replica_z(const Interpolant& f, int r, double* z);
 struct Workspace {
   std::vector<double> z, scaled, taylor, dz_taylor, dz_weight, dvdz, dzeta, denominators, permuted;
   std::vector<std::size_t> columns;
+  std::vector<unsigned char> near;
   std::vector<int> set;
 };
 
