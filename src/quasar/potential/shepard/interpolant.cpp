@@ -297,18 +297,8 @@ double taylor_sum(const Interpolant& f, const double* x, std::span<const int> se
       }
     }
   }
-  // Relative weights over the set: at a data point the points there share the weight equally
-  // (their Taylor terms agree; the other weights and every weight's derivative vanish there).
-  double u_min = std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < ns; ++j) u_min = std::min(u_min, ws.scaled[j]);
-  const bool at_point = u_min == 0;
-  double total = 0;
-  for (std::size_t j = 0; j < ns; ++j) {
-    ws.scaled[j] = at_point ? (ws.scaled[j] == 0 ? 1.0 : 0.0) : u_min / ws.scaled[j];
-    total += ws.scaled[j];
-  }
-  double v = 0;
-  for (std::size_t j = 0; j < ns; ++j) v += (ws.scaled[j] /= total) * ws.taylor[j];
+  bool at_point = false;
+  const double v = weigh_terms(ns, ws, at_point);
   if (!grad) return v;
   // dV/dZ = sum_j w_j [dT_j/dZ - (T_j - V) (du_j/dZ) / u_j], per group element, then summed over
   // them in the configuration's pair order; then dV/dx = B^T dV/dZ.
@@ -398,6 +388,22 @@ double interpolate(const Interpolant& f, const double* x, std::span<const int> s
   ws.z.resize(static_cast<std::size_t>(f.pairs));
   inverse_distances(x, f.atoms, ws.z.data());
   return taylor_sum(f, x, set, grad, ws);
+}
+
+double weigh_terms(std::size_t ns, Workspace& ws, bool& at_point) {
+  // At a data point the points there share the weight equally (their Taylor terms agree; the other
+  // weights and every weight's derivative vanish there).
+  double u_min = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < ns; ++j) u_min = std::min(u_min, ws.scaled[j]);
+  at_point = u_min == 0;
+  double total = 0;
+  for (std::size_t j = 0; j < ns; ++j) {
+    ws.scaled[j] = at_point ? (ws.scaled[j] == 0 ? 1.0 : 0.0) : u_min / ws.scaled[j];
+    total += ws.scaled[j];
+  }
+  double v = 0;
+  for (std::size_t j = 0; j < ns; ++j) v += (ws.scaled[j] /= total) * ws.taylor[j];
+  return v;
 }
 
 void add_cartesian_gradient(const Interpolant& f, const double* x, const double* z, const double* dvdz, double* grad) {

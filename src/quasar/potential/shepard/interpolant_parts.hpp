@@ -19,6 +19,10 @@ inline double power(double s, double e) {
   return std::pow(s, e);
 }
 
+// The relative weights renormalised over the set's ns replicas, from their u in ws.scaled (replaced
+// by the weights), and V = sum_j w_j T_j over ws.taylor; at_point: some u is 0.
+double weigh_terms(std::size_t ns, Workspace& ws, bool& at_point);
+
 // dV/dx = B^T dV/dZ into grad (3N) at x, Z and dV/dZ (pairs values each).
 void add_cartesian_gradient(const Interpolant& f, const double* x, const double* z, const double* dvdz, double* grad);
 

@@ -131,18 +131,8 @@ double interpolate_reference(const Interpolant& f, const double* x, std::span<co
     }
     if (u > 0) weight_log_derivative(f, r, dz.data(), u, &ws.dz_weight[j * nb]);
   }
-  // Relative weights over the set: at a data point the points there share the weight equally
-  // (their Taylor terms agree; the other weights and every weight's derivative vanish there).
-  double u_min = std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < ns; ++j) u_min = std::min(u_min, ws.scaled[j]);
-  const bool at_point = u_min == 0;
-  double total = 0;
-  for (std::size_t j = 0; j < ns; ++j) {
-    ws.scaled[j] = at_point ? (ws.scaled[j] == 0 ? 1.0 : 0.0) : u_min / ws.scaled[j];
-    total += ws.scaled[j];
-  }
-  double v = 0;
-  for (std::size_t j = 0; j < ns; ++j) v += (ws.scaled[j] /= total) * ws.taylor[j];
+  bool at_point = false;
+  const double v = weigh_terms(ns, ws, at_point);
   if (!grad) return v;
   // dV/dZ = sum_j w_j [dT_j/dZ - (T_j - V) (du_j/dZ) / u_j]; then dV/dx = B^T dV/dZ.
   ws.dvdz.assign(nb, 0.0);
