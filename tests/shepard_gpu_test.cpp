@@ -28,14 +28,19 @@ struct Shape {
   const char* name;
   std::vector<std::string> elements;
   std::vector<double> geometry;
-  int points;  // data points: with the group, more replicas than one GPU block takes (2048) for NH4, CH5
+  int points;  // data points: NH4's more than one GPU weights block takes (128)
 };
 
 const double kA = 0.63;
 const std::vector<Shape> kShapes = {
     {"OH3", {"O", "H", "H", "H"}, {0, 0, 0.1, 0.95, 0.1, -0.2, -0.45, 0.85, -0.25, -0.5, -0.8, -0.3}, 12},
-    {"NH4", {"N", "H", "H", "H", "H"}, {0, 0, 0, kA, kA, kA, -kA, -kA, kA, -kA, kA, -kA, kA, -kA, -kA}, 100},
-    {"CH5", {"C", "H", "H", "H", "H", "H"}, {0, 0, 0, kA, kA, kA, -kA, -kA, kA, -kA, kA, -kA, kA, -kA, -kA, 1.9, 1.8, 1.7}, 20}};
+    {"NH4", {"N", "H", "H", "H", "H"}, {0, 0, 0, kA, kA, kA, -kA, -kA, kA, -kA, kA, -kA, kA, -kA, -kA}, 200},
+    {"CH5", {"C", "H", "H", "H", "H", "H"}, {0, 0, 0, kA, kA, kA, -kA, -kA, kA, -kA, kA, -kA, kA, -kA, -kA, 1.9, 1.8, 1.7}, 20},
+    // 8 atoms: the general kernels (weights of 28 pairs, the whole warp per replica's Taylor term).
+    {"C2H6", {"C", "C", "H", "H", "H", "H", "H", "H"},
+     {0, 0, 0.765, 0, 0, -0.765, 1.02, 0, 1.16, -0.51, 0.88, 1.16, -0.51, -0.88, 1.16, -1.02, 0, -1.16, 0.51, -0.88,
+      -1.16, 0.51, 0.88, -1.16},
+     3}};
 
 std::vector<double> perturbed(std::vector<double> x, double amplitude, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-amplitude, amplitude);
@@ -130,8 +135,8 @@ TEST_P(ShepardBatch, EqualsTheCpuEvaluationOfEachConfiguration) {
         ee.add(e[c], shepard::evaluate(f, x.data() + c * n3, g_ref.data()));
         for (std::size_t i = 0; i < n3; ++i) eg.add(g[c * n3 + i], g_ref[i]);
       }
-      // CPU: 0 (the same code). H100: 2e-13 eV and 1.6e-11 eV/Å at worst over the cases (other
-      // summation orders).
+      // CPU: 0 (the same code). H100 (kernels before the per-point tables): 2e-13 eV and 1.6e-11
+      // eV/Å at worst over the cases (other summation orders).
       EXPECT_TRUE(ee.within(1e-11));
       EXPECT_TRUE(eg.within(1e-10));
     }
@@ -158,7 +163,8 @@ TEST_P(ShepardBatch, ReproducesEveryDataPoint) {
         for (std::size_t i = 0; i < n3; ++i) eg.add(g[c * n3 + i], g_ref[i]);
       }
       // The CPU measured 0 and 3e-15 (OH3, shepard_test); the GPU's Z has the CPU's roundings, so
-      // that Z - Z(i) = 0 there too: the H100 measured 0 and 6.2e-15.
+      // that Z - Z(i) = 0 there too: the H100 measured 0 and 6.2e-15 (kernels before the per-point
+      // tables).
       EXPECT_TRUE(ee.within(1e-12));
       EXPECT_TRUE(eg.within(1e-12));
     }
@@ -221,7 +227,8 @@ TEST_P(ShepardBatch, InvariantUnderPermutationsOfIdenticalAtoms) {
       for (std::size_t k = 0; k < 3; ++k)
         eg.add(g[m * n3 + 3 * static_cast<std::size_t>(group[p][a]) + k], g[identity * n3 + 3 * a + k]);
   }
-  // The CPU measured 2e-14 and 1.2e-12 (the rounding of different sums' orders); the H100 7.1e-14 and 6.2e-12.
+  // The CPU measured 2e-14 and 1.2e-12 (the rounding of different sums' orders); the H100 7.1e-14
+  // and 6.2e-12 (kernels before the per-point tables).
   EXPECT_TRUE(ee.within(1e-12));
   EXPECT_TRUE(eg.within(1e-10));
 }
@@ -231,12 +238,12 @@ TEST_P(ShepardBatch, InvariantUnderPermutationsOfIdenticalAtoms) {
 TEST_P(ShepardBatch, PiecesGiveWhatOneBatchGives) {
   const Shape& s = kShapes[1];
   shepard::Parameters params;
-  params.wtol = 0;  // every one of the 2400 replicas kept: the lists grow from 512 entries
+  params.wtol = 0;  // every one of the 4800 replicas kept: the lists grow from 512 entries
   const Surface surface(s, params);
   const Interpolant f = Interpolant::from(surface.set);
-  // Pieces of 8, then of 5 when the lists have grown to 2400 entries (8 x 2400 x 8 bytes > 100000);
+  // Pieces of 8, then of 2 when the lists have grown to 4800 entries (8 x 4800 x 16 bytes > 200000);
   // groups two at a time.
-  Evaluator whole(GetParam(), f), pieces(GetParam(), f, {8, 100000}), group_pieces(GetParam(), f, {2, 1 << 20});
+  Evaluator whole(GetParam(), f), pieces(GetParam(), f, {8, 200000}), group_pieces(GetParam(), f, {2, 1 << 20});
   const std::vector<double> x = configurations(s, 21, 0.15, 29);
   std::vector<double> e, g, e2, g2;
   whole.batch(x, e, g);
@@ -254,7 +261,7 @@ TEST_P(ShepardBatch, PiecesGiveWhatOneBatchGives) {
       eg("approximate method in pieces - CPU gradient (eV/Å)");
   for (std::size_t c = 0; c < e.size(); ++c) ee.add(e2[c], e_ref[c]);
   for (std::size_t i = 0; i < g.size(); ++i) eg.add(g2[i], g_ref[i]);
-  EXPECT_TRUE(ee.within(5e-12));  // CPU: 0; H100: 6e-14
+  EXPECT_TRUE(ee.within(5e-12));  // CPU: 0; H100: 6e-14 (kernels before the per-point tables)
   EXPECT_TRUE(eg.within(1e-10));
 }
 
@@ -299,7 +306,7 @@ TEST_P(ShepardBatch, ApproximateEqualsExactWithTheCompleteSet) {
         gp(std::string("approximate method gradient with wtol 1e-3 - CPU (eV/Å), ") + s.name);
     for (std::size_t c = 0; c < e_ref.size(); ++c) ep.add(e_approx[c], e_ref[c]);
     for (std::size_t i = 0; i < x.size(); ++i) gp.add(g_approx[i], g_ref[i]);
-    EXPECT_TRUE(ep.within(3e-12));  // CPU: 0; H100: 3.6e-14
+    EXPECT_TRUE(ep.within(3e-12));  // CPU: 0; H100: 3.6e-14 (kernels before the per-point tables)
     EXPECT_TRUE(gp.within(1e-10));
   }
 }
@@ -340,7 +347,8 @@ TEST_P(ShepardBatch, EngineOnTheBackendEqualsTheInterpolation) {
       ef.add(got[k].forces[a].z, -g[3 * a + 2]);
     }
   }
-  EXPECT_TRUE(ee.within(5e-13));  // CPU measured 5e-15 (shepard_potential_test); the H100 3.6e-15
+  // CPU measured 5e-15 (shepard_potential_test); the H100 3.6e-15 (kernels before the per-point tables).
+  EXPECT_TRUE(ee.within(5e-13));
   EXPECT_TRUE(ef.within(1e-10));
   std::filesystem::remove_all(dir);
 }

@@ -323,6 +323,64 @@ TEST(ShepardInterpolation, ApproximateMethodEqualsExactWithTheCompleteSet) {
   EXPECT_TRUE(ep.within(1e-2));  // measured 4e-4
 }
 
+// The fast path (vectorised weights of every replica, Taylor terms as sums of rows) against the
+// scalar reference, configuration by configuration: the same kept sets, and V and dV/dx to
+// rounding, for each weight form (one-part with p = 3 and two-part with p = 3, q = 9 take the fast
+// path's general branches), at the data points themselves, for C H5's whole group (120 elements)
+// and for a molecule of 9 atoms (rows too wide for the fast Taylor terms, which then are the
+// reference's).
+TEST(ShepardInterpolation, FastPathEqualsTheReference) {
+  struct Case {
+    std::vector<std::string> elements;
+    std::vector<double> geometry;
+    bool full_group;
+    int points;
+  };
+  const std::vector<Case> cases = {
+      {{"O", "H", "H", "H"}, oh3_geometry(), true, 12},
+      {{"C", "H", "H", "H", "H", "H"}, ch5_like_geometry(), true, 6},
+      {{"C", "C", "O", "H", "H", "H", "H", "H", "H"},
+       {0, 0, 0, 1.5, 0.1, 0, 2.2, 1.2, 0.3, -0.5, 1.0, 0.1, -0.4, -0.5, 0.9, -0.4, -0.6, -0.8, 2.0, -0.9, 0.2,
+        1.6, 0.3, -1.1, 3.1, 1.1, 0.5},
+       false, 10}};
+  std::vector<shepard::Parameters> settings(6);
+  settings[1].wtol = 0;
+  settings[2].wtol = 1e-3;
+  settings[3].weight = shepard::WeightKind::OnePart;
+  settings[4].weight = shepard::WeightKind::OnePart;
+  settings[4].p = 3;
+  settings[5].p = 3;
+  settings[5].q = 9;
+  test::MaxError ee("fast - reference energy (eV)"), eg("fast - reference gradient (eV/Å)");
+  int differing_sets = 0;
+  for (const Case& c : cases)
+    for (const auto& params : settings) {
+      const TestSurface f{c.elements};
+      std::mt19937_64 rng(7);
+      std::vector<std::vector<double>> geometries, configs;
+      for (int i = 0; i < c.points; ++i) geometries.push_back(perturbed(c.geometry, 0.12, rng));
+      for (int k = 0; k < 12; ++k) configs.push_back(perturbed(c.geometry, 0.15, rng));
+      configs.push_back(geometries[0]);
+      configs.push_back(geometries[3]);
+      const Interpolant in = Interpolant::from(make_set(f, geometries, c.full_group, params));
+      shepard::Workspace ws, ws_ref;
+      for (const auto& x : configs) {
+        std::vector<double> g(x.size()), g_ref(x.size());
+        const double e = shepard::evaluate(in, x.data(), g.data(), ws);
+        std::vector<double> z(static_cast<std::size_t>(in.pairs));
+        shepard::inverse_distances(x.data(), in.atoms, z.data());
+        shepard::select_neighbours_reference(in, z.data(), ws_ref.set, ws_ref);
+        const double e_ref = shepard::interpolate_reference(in, x.data(), ws_ref.set, g_ref.data(), ws_ref);
+        differing_sets += ws.set != ws_ref.set;
+        ee.add(e, e_ref);
+        for (std::size_t i = 0; i < x.size(); ++i) eg.add(g[i], g_ref[i]);
+      }
+    }
+  EXPECT_EQ(differing_sets, 0);
+  EXPECT_TRUE(ee.within(1e-12));
+  EXPECT_TRUE(eg.within(1e-11));
+}
+
 TEST(ShepardInterpolation, PermutationGroups) {
   EXPECT_EQ(shepard::full_permutation_group({"O", "H", "H", "H"}).size(), 6u);
   EXPECT_EQ(shepard::full_permutation_group({"N", "H", "H", "H", "H"}).size(), 24u);

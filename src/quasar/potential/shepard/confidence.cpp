@@ -87,14 +87,16 @@ void bayes_confidence(DataSet& set, const ConfidenceSettings& s) {
     for (long i = begin; i < end; ++i) {
       const std::vector<double>& zi = z[static_cast<std::size_t>(i)];
       std::vector<std::pair<double, int>> nearest;  // (distance^2, replica) of each other point's nearest image
+      std::vector<double> zr(static_cast<std::size_t>(nb));
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
         double best = std::numeric_limits<double>::infinity();
         int best_r = 0;
         for (int g = 0; g < group; ++g) {
           const int r = j * group + g;
+          replica_z(f, r, zr.data());
           double d2 = 0;
-          for (int l = 0; l < nb; ++l) d2 += std::pow(f.z0[static_cast<std::size_t>(r * nb + l)] - zi[static_cast<std::size_t>(l)], 2);
+          for (int l = 0; l < nb; ++l) d2 += std::pow(zr[static_cast<std::size_t>(l)] - zi[static_cast<std::size_t>(l)], 2);
           if (d2 < best) best = d2, best_r = r;
         }
         nearest.push_back({best, best_r});
@@ -102,10 +104,10 @@ void bayes_confidence(DataSet& set, const ConfidenceSettings& s) {
       std::partial_sort(nearest.begin(), nearest.begin() + want, nearest.end());
       for (int k = 0; k < want; ++k) {
         const int r = nearest[static_cast<std::size_t>(k)].second;
-        const double* zr = &f.z0[static_cast<std::size_t>(r * nb)];
+        replica_z(f, r, zr.data());
         Observation o;
-        o.error = std::abs(f.energy[static_cast<std::size_t>(r / group)] - taylor(set, static_cast<int>(i), zi, zr));
-        for (int l = 0; l < nb; ++l) o.cubes.push_back(std::pow(std::abs(zr[l] - zi[static_cast<std::size_t>(l)]), 3));
+        o.error = std::abs(f.energy[static_cast<std::size_t>(r / group)] - taylor(set, static_cast<int>(i), zi, zr.data()));
+        for (int l = 0; l < nb; ++l) o.cubes.push_back(std::pow(std::abs(zr[static_cast<std::size_t>(l)] - zi[static_cast<std::size_t>(l)]), 3));
         seen[static_cast<std::size_t>(i)].push_back(std::move(o));
       }
     }

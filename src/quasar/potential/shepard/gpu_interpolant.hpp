@@ -1,24 +1,27 @@
 #pragma once
 // The interpolation on a CUDA GPU: one call evaluates a whole batch of configurations (trajectories
 // or grid points), energies and Cartesian gradients, by the exact or the approximate method, with
-// the CPU code (interpolant.*) as its reference. The data set is uploaded once. Per batch:
-//   weights    Z of every configuration; blocks of (16 configurations x 2048 replicas), a thread per
-//              replica holding the 16 configurations' sums s, keep the smallest weight denominator
-//              u_min and sum u_min / u of each configuration, rescaled as a smaller u turns up, so
-//              that one pass over the replicas gives both; the blocks' partial results are merged
-//              in a fixed order;
-//   selection  the same pass again keeps the replicas with u < u_min / (wtol sum) (the CPU's
-//              w > wtol without a division; at a data point, u = 0), appended to each
-//              configuration's list, which is then sorted (replica order, as on the CPU);
-//   Taylor     a warp per configuration walks its list in order, exactly as `interpolate` does:
-//              renormalised weights, Taylor terms in local coordinates, dV/dZ, dV/dx.
-// Every sum is taken in a fixed order, so the results are the same bits from run to run. In the two
-// weight passes each (Z_l - Z_l(i)) / d_l is one fused multiply-add with a transposed copy of the
-// replicas' -Z(i)/d and 1/d; the Taylor pass uses the CPU's subtractions, so only a point within a
-// rounding of wtol can be kept by one and dropped by the other (and at a data point, where the
-// fused form leaves u about 1e-60 instead of 0, replicas lying exactly there may be kept or not,
-// which changes nothing: the Taylor pass weighs those with u = 0 alone, as the CPU does).
-// Double precision throughout.
+// the CPU code (interpolant.*) as its reference. The data set is uploaded once, per data point (a
+// replica is a data point read through a group element's pair map, never stored), so that it stays
+// in the L2 cache. Per batch (gpu_tables.cuh lists the kernels):
+//   estimate   each configuration's smallest u over the identity's replicas: a bound on u_min;
+//   weights    blocks of (128 data points x a tile of 8 or 16 configurations), a thread per data
+//              point looping over the group with the tile's Z in shared memory, keep the smallest
+//              u and sum u_min / u of each configuration (rescaled as a smaller u turns up; ratios
+//              below 2^-54 / replicas left out, less than half a rounding together), and append the
+//              candidates, u wtol <= the smallest u known (a superset of the kept: a kept replica
+//              has u < u_min / (wtol sum) and sum >= 1), with their u, to each configuration's list;
+//              the blocks' partial results are merged in a fixed order;
+//   filter     each list cut to the replicas with u < u_min / (wtol sum) (the CPU's w > wtol
+//              without a division; at a data point u = 0), then sorted (replica order, as the CPU);
+//   Taylor     a warp per configuration: V and dV/dx over its list with the CPU's expressions (a
+//              lane per replica for molecules of up to 7 atoms, the whole warp per replica beyond).
+// Every sum is taken in a fixed order, so the results are the same bits from run to run. The weight
+// passes take each (Z_l - Z_l(i)) / d_l as one fused multiply-add with -Z(i)/d and 1/d, and the
+// Taylor pass the CPU's subtractions, so only a replica within a rounding of wtol can be kept by one
+// and dropped by the other (and at a data point, where the fused form leaves u about 1e-60 instead
+// of 0, replicas lying exactly there may be kept or not, which changes nothing: the Taylor pass
+// weighs those with u = 0 alone, as the CPU does). Double precision throughout.
 // Plain data only here (no CUDA headers): the kernels are in gpu_interpolant.cu.
 #include <cstddef>
 #include <memory>
@@ -28,9 +31,9 @@
 
 namespace quasar::shepard {
 
-// How a batch is cut into pieces: at most `configurations` at once, and no more than the neighbour
-// lists (two copies of an int per kept point, at the size the largest list needs) fit in
-// `list_bytes`. Tests take small ones to see a batch go in pieces.
+// How a batch is cut into pieces: at most `configurations` at once, and no more than the candidate
+// lists (a replica, its u and a sorted copy of the replica per entry, at the size the longest list
+// needs) fit in `list_bytes`. Tests take small ones to see a batch go in pieces.
 struct GpuLimits {
   int configurations = 32768;
   std::size_t list_bytes = std::size_t{512} << 20;

@@ -1,11 +1,15 @@
 #pragma once
 // The interpolated surface V(x) = sum_i w_i(Z) T_i(zeta_i) of a data set, its data points replicated
-// over the permutation group, laid out as flat arrays (point after point, each point's values
-// contiguous) that a kernel can read as they are: what the weights of every replica need
-// (Z and 1/d) per replica, the Taylor coefficients once per data point. The CPU evaluation here is the reference: the
-// exact method (every point's weight, wtol pruning, renormalisation over the points kept) and the
-// approximate method for grids (one neighbour set per group of configurations, found at the
-// group's centre), energies and analytic Cartesian gradients.
+// over the permutation group, laid out as flat arrays that a kernel can read as they are. A replica
+// is never stored: replica r = i * group + g is data point i seen with its atoms renamed by
+// permutation g, so its Z and 1/d are the point's, read through the pair map of g. The CPU
+// evaluation here is the exact method (every replica's weight, wtol pruning, renormalisation over
+// the replicas kept) and the approximate method for grids (one neighbour set per group of
+// configurations, found at the group's centre), energies and analytic Cartesian gradients: the
+// weights of one configuration against all replicas as loops over the data points' columns that
+// the compiler vectorises (QUASAR_CPU_CLONES), then the Taylor terms of the replicas kept. The
+// scalar `*_reference` functions (interpolant_reference.cpp) follow the method's equations replica
+// by replica; the tests hold the fast path to them.
 #include <span>
 #include <vector>
 
@@ -17,28 +21,39 @@ struct Interpolant {
   int atoms = 0, pairs = 0, internal = 0;
   int points = 0;  // replicated points: data points x group elements; replica r = i * group + g
   int data_points = 0, group = 1;
+  int stride = 0;  // data points rounded up to kColumnBlock: the length of a column below
   Parameters parameters;
-  // Per replica r, what every weight reads (contiguous, point after point):
-  std::vector<double> z0;     // [r pairs + l]: Z_l of the replica
-  std::vector<double> inv_d;  // [r pairs + l]: 1 / d_l
-  // A replica is data point i seen with its atoms renamed by permutation g (atom a's role taken by
-  // perm[a]): pair (a, b) becomes (perm[a], perm[b]) in Z, U's rows and d, while zeta, the energy
-  // and the Taylor coefficients stay. pair_source[g pairs + l] is the data point's pair that the
-  // replica's pair l comes from, so U is kept once per data point.
+  // Replica (i, g): data point i with atom a's role taken by perm[a] of permutation g, so that its
+  // pair l is the point's pair pair_source[g pairs + l] in Z, U's rows and d, while zeta, the
+  // energy and the Taylor coefficients stay.
   std::vector<int> pair_source;
-  // Per data point i:
-  std::vector<double> u;         // [(i pairs + l) internal + k]: U
-  std::vector<double> zeta0;     // [i internal + k]: U^T Z of the point
-  std::vector<double> energy;    // [i]
-  std::vector<double> gradient;  // [i internal + k]: dV/dzeta
-  std::vector<double> hessian;   // [(i internal + k) internal + m]: d2V/dzeta2, full
+  // Per data point i, in rows of `width` values (the larger of pairs and internal rounded up to
+  // kRowTile; zeros beyond the row's own length), in its own pair order m:
+  int width = 0;
+  std::vector<double> point_z;      // [i width + m]: Z_m
+  std::vector<double> point_inv_d;  // [i width + m]: 1 / d_m
+  std::vector<double> u;            // [(i pairs + m) width + k]: U
+  std::vector<double> u_t;          // [(i internal + k) width + m]: U transposed
+  std::vector<double> hessian;      // [(i internal + k) width + m]: d2V/dzeta2 (symmetric)
+  std::vector<double> gradient;     // [i width + k]: dV/dzeta
+  std::vector<double> energy;       // [i]
+  // Z and 1/d again as columns over the data points, for loops over points: [m stride + i]; the
+  // padding points (i >= data_points) lie so far away that their weights are 0.
+  std::vector<double> z_columns, inv_d_columns;
 
+  static constexpr int kColumnBlock = 64;  // points that the fast path takes together
+  static constexpr int kRowTile = 8;       // doubles of one AVX-512 vector
   static Interpolant from(const DataSet& set);
 };
 
+// Z of replica r (pairs values, in the replica's pair order).
+void replica_z(const Interpolant& f, int r, double* z);
+
 // Scratch space of one evaluation (reused between calls of one thread).
 struct Workspace {
-  std::vector<double> z, scaled, taylor, dz_taylor, dz_weight, dvdz, dzeta;
+  std::vector<double> z, scaled, taylor, dz_taylor, dz_weight, dvdz, dzeta, denominators, permuted;
+  std::vector<std::size_t> columns;
+  std::vector<unsigned char> near;
   std::vector<int> set;
 };
 
@@ -57,6 +72,14 @@ double interpolate(const Interpolant& f, const double* x, std::span<const int> s
 // The exact method at one configuration.
 double evaluate(const Interpolant& f, const double* x, double* grad, Workspace& ws);
 double evaluate(const Interpolant& f, const double* x, double* grad = nullptr);
+
+// The references: the same steps replica by replica in the equations' order (scalar loops).
+// select_neighbours and interpolate agree with them to rounding; the kept sets are the same but
+// for a replica within a rounding of wtol.
+void select_neighbours_reference(const Interpolant& f, const double* z, std::vector<int>& set, Workspace& ws);
+double interpolate_reference(const Interpolant& f, const double* x, std::span<const int> set, double* grad,
+                             Workspace& ws);
+double evaluate_reference(const Interpolant& f, const double* x, double* grad = nullptr);
 
 // Many configurations (3N values each, one after another) on the CPU's threads; gradients (3N
 // each) when the span is not empty.

@@ -1,0 +1,320 @@
+// Step 3 on the GPU (the CPU's `interpolate`): a warp per configuration over its sorted list of kept
+// replicas. For molecules of 3 to 7 atoms each lane takes whole replicas (every vector of a Taylor
+// term in its registers) and one pass gives V and dV/dZ, whose weights' part is centred on the
+// energy E0 of the nearest replica's point (sum_j w_j [dT_j/dZ - (T_j - V) dlog u_j/dZ] =
+// sum_j w_j [dT_j/dZ - (T_j - E0) dlog u_j/dZ] + (V - E0) sum_j w_j dlog u_j/dZ, both sums of
+// terms the size of the spread of the T_j); larger molecules take the whole warp per replica. The
+// lanes' sums meet in butterflies, so the results are the same bits from run to run.
+#include "quasar/device/cuda_check.cuh"
+#include "quasar/potential/shepard/gpu_tables.cuh"
+
+namespace quasar::shepard::gpu {
+
+namespace {
+
+constexpr int kWarps = 4;  // configurations of a Taylor block, one per warp
+
+// Z_l of pair l = (a, c) at x, unfused as the CPU rounds: at a data point Z - Z(i) is then exactly 0,
+// and so is u.
+__device__ inline double inverse_distance(const double* x, int n, int l) {
+  int a = 0, rest = l;
+  while (rest >= n - 1 - a) rest -= n - 1 - a++;
+  const int c = a + 1 + rest;
+  const double dx = x[3 * a] - x[3 * c], dy = x[3 * a + 1] - x[3 * c + 1], dz = x[3 * a + 2] - x[3 * c + 2];
+  return 1.0 / sqrt(__dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz)));
+}
+
+// u of replica r at z, by one lane, in the replica's pair order (the CPU's weight_denominator).
+__device__ double denominator(const Tables& t, int r, const double* z) {
+  const int* source = t.pair_source + static_cast<long>(r % t.group) * t.pairs;
+  const double* zi = t.point_z + static_cast<long>(r / t.group) * t.width;
+  const double* di = t.point_inv_d + static_cast<long>(r / t.group) * t.width;
+  double sum = 0;
+  for (int l = 0; l < t.pairs; ++l) {
+    const double d = (z[l] - zi[source[l]]) * di[source[l]];
+    sum += t.two_part ? d * d : power(fabs(d), 2 * t.p);
+  }
+  return t.two_part ? power(sum, t.p) + power(sum, t.q) : sum;
+}
+
+// d log u / dZ_l of one pair: difference dz, 1/d `id`, dlog_ds (two-part) or u (one-part).
+__device__ inline double log_derivative(const Tables& t, double dz, double id, double dlog_ds, double u) {
+  if (t.two_part) return dlog_ds * 2 * dz * id * id;
+  const double d = dz * id, g = 2 * t.p * power(fabs(d), 2 * t.p - 1) * id;
+  return (d < 0 ? -g : g) / u;
+}
+
+// (p s^(p-1) + q s^(q-1)) / (s^p + s^q) = (p + q t) / (s (1 + t)), t = s^(q-p); q / s when t overflows.
+__device__ inline double two_part_log_slope(const Tables& t, double s) {
+  const double ratio = power(s, t.q - t.p);
+  return isinf(ratio) ? t.q / s : (t.p + t.q * ratio) / (s * (1 + ratio));
+}
+
+// dV/dx_a = -sum_{c != a} (x_a - x_c) Z_ac^3 dV/dZ_ac, over c in increasing order as the CPU adds.
+__device__ void cartesian_gradient(const double* x, int n, const double* z, const double* dvdz, int lane,
+                                   double* grad) {
+  for (int e = lane; e < 3 * n; e += 32) {
+    const int a = e / 3, dim = e % 3;
+    double g = 0;
+    for (int c = 0; c < n; ++c) {
+      if (c == a) continue;
+      const int lo = min(a, c), hi = max(a, c);
+      const int l = lo * (2 * n - lo - 1) / 2 + (hi - lo - 1);
+      const double zl = z[l], scale = dvdz[l] * zl * zl * zl;
+      const double term = -(x[3 * lo + dim] - x[3 * hi + dim]) * scale;  // the CPU's g of pair (lo, hi)
+      g += a == lo ? term : -term;
+    }
+    grad[e] = g;
+  }
+}
+
+// The set's u_min, the first of its replicas with it (a lane per replica, ties to the earlier), and
+// the sum of the relative weights' numerators.
+struct SetWeights {
+  double u_min, total;
+  int nearest;
+  __device__ double numerator(double u) const { return u_min == 0 ? (u == 0 ? 1.0 : 0.0) : u_min / u; }
+};
+
+__device__ SetWeights set_weights(const Tables& t, const int* set, int ns, const double* z, int lane) {
+  double least = INFINITY;
+  int first = ns;
+  for (int j = lane; j < ns; j += 32) {
+    const double u = denominator(t, set[j], z);
+    if (u < least) least = u, first = j;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const double u = __shfl_xor_sync(0xffffffffu, least, o);
+    const int j = __shfl_xor_sync(0xffffffffu, first, o);
+    if (u < least || (u == least && j < first)) least = u, first = j;
+  }
+  SetWeights w{least, 0, first};
+  double part = 0;
+  for (int j = lane; j < ns; j += 32) part += w.numerator(denominator(t, set[j], z));
+  w.total = warp_sum(part);
+  return w;
+}
+
+// A lane per replica: kAtoms known, so that the replica's zeta - zeta(i) and dT/dzeta sit in
+// registers; each lane's sums over pairs in shared memory (a column per lane), the loops over pairs
+// rolled, so that the registers hold.
+template <int kAtoms, bool kGradient>
+__global__ void __launch_bounds__(kWarps * 32)
+    taylor_lanes_kernel(Tables t, const double* __restrict configs, int count, const int* __restrict set_of,
+                        const int* __restrict kept, const int* __restrict lists, int capacity,
+                        double* __restrict energies, double* __restrict gradients) {
+  constexpr int kPairs = kAtoms * (kAtoms - 1) / 2, kInternal = 3 * kAtoms - 6;
+  __shared__ double z_shared[kWarps][kPairs], dvdz_shared[kWarps][kPairs];
+  // Per lane: sum_j w_j [dT_j/dZ - (T_j - E0) dlog u_j/dZ] and sum_j w_j dlog u_j/dZ.
+  __shared__ double direct_shared[kWarps][kGradient ? kPairs : 1][32], spread_shared[kWarps][kGradient ? kPairs : 1][32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, k = blockIdx.x * kWarps + warp;
+  if (k >= count) return;  // the whole warp; no block-wide barriers below
+  const double* x = configs + static_cast<long>(k) * 3 * kAtoms;
+  double* z = z_shared[warp];
+  for (int l = lane; l < kPairs; l += 32) z[l] = inverse_distance(x, kAtoms, l);
+  if constexpr (kGradient)
+    for (int l = 0; l < kPairs; ++l) direct_shared[warp][l][lane] = spread_shared[warp][l][lane] = 0;
+  __syncwarp();
+  const int list = set_of ? set_of[k] : k;
+  const int ns = min(kept[list], capacity);
+  const int* set = lists + static_cast<long>(list) * capacity;
+  const SetWeights sw = set_weights(t, set, ns, z, lane);
+  const bool at_point = sw.u_min == 0;
+  const double e0 = t.energy[set[min(sw.nearest, ns - 1)] / t.group];
+  const long width = t.width;
+  double v = 0;
+  for (int j = lane; j < ns; j += 32) {
+    const int r = set[j], i = r / t.group;
+    const int* source = t.pair_source + static_cast<long>(r % t.group) * kPairs;
+    const double* zi = t.point_z + i * width;
+    const double* di = t.point_inv_d + i * width;
+    const double u = denominator(t, r, z);
+    const double w = sw.numerator(u) / sw.total;
+    if (w == 0) continue;
+    // zeta - zeta(i) = U^T (Z - Z(i)); T = E + g.dzeta + dzeta.H.dzeta / 2; dT/dzeta = g + H dzeta.
+    const double* ui = t.u + static_cast<long>(i) * kPairs * width;
+    double dzeta[kInternal], hd[kInternal], e = 0, s = 0;
+#pragma unroll
+    for (int q = 0; q < kInternal; ++q) dzeta[q] = 0;
+#pragma unroll 1
+    for (int l = 0; l < kPairs; ++l) {
+      const int m = source[l];
+      const double dz = z[l] - zi[m], d = dz * di[m];
+      s += t.two_part ? d * d : 0.0;
+      const double* row = ui + m * width;
+#pragma unroll
+      for (int q = 0; q < kInternal; ++q) dzeta[q] += row[q] * dz;
+    }
+#pragma unroll
+    for (int q = 0; q < kInternal; ++q) {
+      const double* h = t.hessian + (static_cast<long>(i) * kInternal + q) * width;
+      double hs = 0;
+#pragma unroll
+      for (int m = 0; m < kInternal; ++m) hs += h[m] * dzeta[m];
+      const double g = t.gradient[i * width + q];
+      hd[q] = g + hs;
+      e += dzeta[q] * (g + 0.5 * hs);
+    }
+    const double term = t.energy[i] + e;
+    v += w * term;
+    if constexpr (kGradient) {
+      const double dlog_ds = t.two_part && !at_point ? two_part_log_slope(t, s) : 0.0;
+#pragma unroll 1
+      for (int l = 0; l < kPairs; ++l) {
+        const int m = source[l];
+        const double* row = ui + m * width;
+        double tz = 0;  // dT/dZ_l = (U dT/dzeta)_l
+#pragma unroll
+        for (int q = 0; q < kInternal; ++q) tz += row[q] * hd[q];
+        if (at_point) {
+          direct_shared[warp][l][lane] += w * tz;
+        } else {
+          const double wz = log_derivative(t, z[l] - zi[m], di[m], dlog_ds, u);
+          direct_shared[warp][l][lane] += w * (tz - (term - e0) * wz);
+          spread_shared[warp][l][lane] += w * wz;
+        }
+      }
+    }
+  }
+  v = warp_sum(v);
+  if (lane == 0) energies[k] = v;
+  if constexpr (kGradient) {
+    for (int l = 0; l < kPairs; ++l) {
+      const double a = warp_sum(direct_shared[warp][l][lane]), b = warp_sum(spread_shared[warp][l][lane]);
+      if (lane == 0) dvdz_shared[warp][l] = a + (v - e0) * b;
+    }
+    __syncwarp();
+    cartesian_gradient(x, kAtoms, z, dvdz_shared[warp], lane, gradients + static_cast<long>(k) * 3 * kAtoms);
+  }
+}
+
+// Per warp: Z, Z - Z(i), dV/dZ (pairs each), zeta - zeta(i) and dT/dzeta (internal each).
+struct WarpScratch {
+  double *z, *dz, *dvdz, *dzeta, *hd;
+};
+
+// The Taylor term of replica r (data point i) at the warp's Z, by the whole warp: dz, dzeta and hd
+// into the scratch; returns T, the same on every lane, and, in s_out, the weights' sum s.
+__device__ double taylor_term(const Tables& t, int r, const WarpScratch& w, int lane, double* s_out) {
+  const int i = r / t.group, ni = t.internal, nb = t.pairs;
+  const long width = t.width;
+  const int* source = t.pair_source + static_cast<long>(r % t.group) * nb;
+  const double* zi = t.point_z + i * width;
+  const double* di = t.point_inv_d + i * width;
+  double part = 0;
+  for (int l = lane; l < nb; l += 32) {
+    w.dz[l] = w.z[l] - zi[source[l]];
+    const double d = w.dz[l] * di[source[l]];
+    part += t.two_part ? d * d : power(fabs(d), 2 * t.p);
+  }
+  *s_out = warp_sum(part);
+  __syncwarp();
+  const double* u = t.u + static_cast<long>(i) * nb * width;
+  for (int q = lane; q < ni; q += 32) {
+    double s = 0;
+    for (int l = 0; l < nb; ++l) s += u[source[l] * width + q] * w.dz[l];
+    w.dzeta[q] = s;
+  }
+  __syncwarp();
+  double term = 0;
+  for (int q = lane; q < ni; q += 32) {
+    const double* h = t.hessian + (static_cast<long>(i) * ni + q) * width;
+    double s = 0;
+    for (int m = 0; m < ni; ++m) s += h[m] * w.dzeta[m];
+    const double g = t.gradient[i * width + q];
+    w.hd[q] = g + s;
+    term += w.dzeta[q] * (g + 0.5 * s);
+  }
+  __syncwarp();
+  return t.energy[i] + warp_sum(term);
+}
+
+// The whole warp per replica (molecules the lanes' kernel does not take), in the set's order: V,
+// then dV/dZ = sum_j w_j [U dT_j/dzeta - (T_j - V) dlog u_j/dZ], each lane its pairs.
+template <bool kGradient>
+__global__ void __launch_bounds__(kWarps * 32)
+    taylor_warps_kernel(Tables t, const double* __restrict configs, int count, const int* __restrict set_of,
+                        const int* __restrict kept, const int* __restrict lists, int capacity,
+                        double* __restrict energies, double* __restrict gradients) {
+  extern __shared__ double shared[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, k = blockIdx.x * kWarps + warp;
+  if (k >= count) return;  // the whole warp; no block-wide barriers below
+  const int nb = t.pairs, n = t.atoms;
+  const long width = t.width;
+  double* base = shared + static_cast<long>(warp) * (3 * nb + 2 * t.internal);
+  const WarpScratch w{base, base + nb, base + 2 * nb, base + 3 * nb, base + 3 * nb + t.internal};
+  const double* x = configs + static_cast<long>(k) * 3 * n;
+  for (int l = lane; l < nb; l += 32) {
+    w.z[l] = inverse_distance(x, n, l);
+    w.dvdz[l] = 0;
+  }
+  __syncwarp();
+  const int list = set_of ? set_of[k] : k;
+  const int ns = min(kept[list], capacity);
+  const int* set = lists + static_cast<long>(list) * capacity;
+  const SetWeights sw = set_weights(t, set, ns, w.z, lane);
+  const bool at_point = sw.u_min == 0;
+  double v = 0;
+  for (int j = 0; j < ns; ++j) {
+    double s;
+    const double term = taylor_term(t, set[j], w, lane, &s);
+    v += sw.numerator(t.two_part ? power(s, t.p) + power(s, t.q) : s) / sw.total * term;
+  }
+  if (lane == 0) energies[k] = v;
+  if constexpr (kGradient) {
+    for (int j = 0; j < ns; ++j) {
+      const int r = set[j], i = r / t.group;
+      double s;
+      const double term = taylor_term(t, r, w, lane, &s);
+      const double u = t.two_part ? power(s, t.p) + power(s, t.q) : s;
+      const double weight = sw.numerator(u) / sw.total;
+      if (weight == 0) continue;  // the same on every lane
+      const int* source = t.pair_source + static_cast<long>(r % t.group) * nb;
+      const double* di = t.point_inv_d + i * width;
+      const double* ui = t.u + static_cast<long>(i) * nb * width;
+      const double dlog_ds = t.two_part && !at_point ? two_part_log_slope(t, s) : 0.0;
+      for (int l = lane; l < nb; l += 32) {
+        const double* row = ui + source[l] * width;
+        double tz = 0;
+        for (int q = 0; q < t.internal; ++q) tz += row[q] * w.hd[q];
+        const double wz = at_point ? 0.0 : log_derivative(t, w.dz[l], di[source[l]], dlog_ds, u);
+        w.dvdz[l] += weight * (tz - (at_point ? 0.0 : term - v) * wz);
+      }
+      __syncwarp();
+    }
+    __syncwarp();
+    cartesian_gradient(x, n, w.z, w.dvdz, lane, gradients + static_cast<long>(k) * 3 * n);
+  }
+}
+
+template <bool kGradient>
+void launch_taylor(const Tables& t, const double* configs, int count, const int* set_of, const int* kept,
+                   const int* lists, int capacity, double* energies, double* gradients) {
+  const unsigned blocks = static_cast<unsigned>((count + kWarps - 1) / kWarps);
+  auto lanes = [&](auto kernel) {
+    kernel<<<blocks, kWarps * 32>>>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
+  };
+  switch (t.atoms) {
+    case 3: lanes(taylor_lanes_kernel<3, kGradient>); break;
+    case 4: lanes(taylor_lanes_kernel<4, kGradient>); break;
+    case 5: lanes(taylor_lanes_kernel<5, kGradient>); break;
+    case 6: lanes(taylor_lanes_kernel<6, kGradient>); break;
+    case 7: lanes(taylor_lanes_kernel<7, kGradient>); break;
+    default: {
+      const std::size_t bytes = sizeof(double) * kWarps * static_cast<std::size_t>(3 * t.pairs + 2 * t.internal);
+      taylor_warps_kernel<kGradient><<<blocks, kWarps * 32, bytes>>>(t, configs, count, set_of, kept, lists,
+                                                                     capacity, energies, gradients);
+    }
+  }
+  QUASAR_LAUNCH_CHECK("shepard taylor kernel");
+}
+
+}  // namespace
+
+void taylor(const Tables& t, const double* configs, int count, const int* set_of, const int* kept, const int* lists,
+            int capacity, double* energies, double* gradients) {
+  if (gradients) launch_taylor<true>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
+  else launch_taylor<false>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
+}
+
+}  // namespace quasar::shepard::gpu
