@@ -122,6 +122,15 @@ TEST(ShepardZMatrix, ProblemsAreNamed) {
   EXPECT_NE(shepard::zmatrix_problem({{"O"}, {"H", 1}, {"H", 1, 1}}), "");            // not distinct
   EXPECT_NE(shepard::zmatrix_problem({{"O", 1}, {"H", 1}, {"H", 1, 2}}), "");         // row 1 with a reference
   EXPECT_NE(shepard::zmatrix_problem({{"O"}, {"H", 1}, {"H", 1, 2}, {"H", 1, 2}}), "");  // row 4 without dihedral
+  // A straight angle is a geometry, but no frame for a dihedral that builds on it.
+  const std::vector<shepard::ZMatrixRow> four{{"O"}, {"H", 1}, {"H", 1, 2}, {"H", 1, 2, 3}};
+  const double straight[6] = {1, 1, 180, 1, 100, 30};
+  double y[12];
+  EXPECT_NE(shepard::zmatrix_cartesians(four, straight, y).find("row 4: its bond, angle and dihedral atoms are collinear"),
+            std::string::npos);
+  const double last_straight[6] = {1, 1, 100, 1, 180, 30};
+  EXPECT_EQ(shepard::zmatrix_cartesians(four, last_straight, y), "");
+  EXPECT_NEAR(angle_deg(y, 3, 0, 1), 180, 1e-6);
   // Coinciding atoms: row 3 folded back onto row 1.
   const std::vector<shepard::ZMatrixRow> rows{{"O"}, {"H", 1}, {"H", 2, 1}};
   const double q[3] = {1, 1, 1e-8};
@@ -433,7 +442,7 @@ TEST(ShepardGridInput, BadInputNamesTheKey) {
   expect_grid_error("start = 0.9", "start = -0.9", "'zmatrix[2].r': bond lengths must be > 0 Å, found -0.9");
   expect_grid_error("count = 5", "count = 5, step = 1", "unknown key 'zmatrix[2].r.step'");
   expect_grid_error("angle = 2\ntheta = [104", "angle = 1\ntheta = [104", "'zmatrix[3].angle': must be another row than 'bond'");
-  expect_grid_error("theta = [104, 110]", "theta = [104, 180]", "'zmatrix[3].theta': angles must lie in (0, 180) degrees, found 180");
+  expect_grid_error("theta = [104, 110]", "theta = [104, 180.5]", "'zmatrix[3].theta': angles must lie in [0, 180] degrees, found 180.5");
   expect_grid_error("theta = [104, 110]", "theta = []", "'zmatrix[3].theta': expected at least one value");
   expect_grid_error("dihedral = 3\n", "", "missing key 'zmatrix[4].dihedral'");
   expect_grid_error("phi = 120", "phi = \"120\"", "'zmatrix[4].phi': expected an array of numbers");

@@ -126,24 +126,10 @@ int eval_grid(const Args& a) {
   const toml::table root = parse_toml_file(path);
   const ConfigTable top{&root, path, ""};
   const shepard::GridSettings s = shepard::grid_settings_from_config(top);
-  const auto base = std::filesystem::absolute(path).parent_path();
-  auto resolve = [&base](const std::string& name) {
-    const std::filesystem::path p(name);
-    return (p.is_absolute() ? p : base / p).string();
-  };
-  const std::string dataset = resolve(s.dataset), output = resolve(s.output);
-  if (!std::filesystem::is_regular_file(dataset)) top.fail("dataset", "Shepard data set '" + dataset + "' not found");
-  const shepard::DataSet set = shepard::read_dataset(dataset);
-  shepard::check_grid_atoms(s, set);
-  const shepard::Interpolant f = shepard::Interpolant::from(set);
-  shepard::GridEvaluation how;
-  how.backend = parse_backend(a.get("--device", s.device));
-  how.exact = s.exact;
-  how.gradients = s.gradients;
-  how.piece = s.piece;
-  const auto out = shepard::open_grid_output(output, s.grid, {s.dataset, set.elements, set.parameters, s.exact, s.gradients});
-  shepard::evaluate_grid(f, s.grid, how, [&out](const shepard::GridSlab& slab) { out->write(slab); }, &std::cout);
-  out->finish();
+  if (s.output.empty()) throw InputError(path, 0, "missing key 'output' (the file the grid's energies go to)");
+  const Backend backend = parse_backend(a.get("--device", s.device));
+  const std::string output =
+      shepard::run_grid(s, std::filesystem::absolute(path).parent_path().string(), backend, {}, &std::cout);
   std::cout << "wrote " << output << ": " << s.grid.points() << " grid points\n";
   return 0;
 }

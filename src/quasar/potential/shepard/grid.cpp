@@ -38,7 +38,7 @@ std::string Grid::problem() const {
     for (double v : values[k]) {
       if (!std::isfinite(v)) return name + ": values must be finite";
       if (coords[k].kind == ZKind::Bond && !(v > 0)) return name + ": bond lengths must be > 0";
-      if (coords[k].kind == ZKind::Angle && !(v > 0 && v < 180)) return name + ": angles must lie in (0, 180) degrees";
+      if (coords[k].kind == ZKind::Angle && !(v >= 0 && v <= 180)) return name + ": angles must lie in [0, 180] degrees";
     }
     total *= static_cast<double>(values[k].size());
   }

@@ -41,7 +41,7 @@ std::vector<double> coordinate_values(const ConfigTable& row, const std::string&
     std::ostringstream found;
     found << ", found " << x;
     if (key == "r" && !(x > 0)) row.fail(key, "bond lengths must be > 0 Å" + found.str());
-    if (key == "theta" && !(x > 0 && x < 180)) row.fail(key, "angles must lie in (0, 180) degrees" + found.str());
+    if (key == "theta" && !(x >= 0 && x <= 180)) row.fail(key, "angles must lie in [0, 180] degrees" + found.str());
   }
   return v;
 }
@@ -52,8 +52,9 @@ GridSettings grid_settings_from_config(const ConfigTable& top) {
   top.allow_only({"dataset", "output", "device", "method", "gradients", "piece", "zmatrix"});
   GridSettings s;
   s.dataset = top.get_string("dataset");
-  s.output = top.get_string("output");
-  if (s.output.empty()) top.fail("output", "expected a file name");
+  s.dataset_key = top.location("dataset");
+  s.output = top.get_string("output", "");
+  if (top.has("output") && s.output.empty()) top.fail("output", "expected a file name");
   s.device = top.get_string("device", "cpu");
   if (s.device != "cpu" && s.device != "cuda" && s.device != "gpu" && s.device != "auto")
     top.fail("device", "unknown device '" + s.device + "' (valid: auto, cpu, cuda)");

@@ -203,4 +203,30 @@ std::unique_ptr<GridWriter> open_grid_output(const std::string& path, const Grid
   return std::make_unique<TextGrid>(path, grid, header);
 }
 
+std::string run_grid(const GridSettings& s, const std::string& base_dir, Backend backend,
+                     const std::function<void(const GridSlab&)>& sink, std::ostream* progress) {
+  auto resolve = [&base_dir](const std::string& name) {
+    const std::filesystem::path p(name);
+    return (p.is_absolute() ? p : std::filesystem::path(base_dir) / p).string();
+  };
+  const std::string dataset = resolve(s.dataset), output = s.output.empty() ? "" : resolve(s.output);
+  if (!std::filesystem::is_regular_file(dataset)) s.dataset_key.fail("Shepard data set '" + dataset + "' not found");
+  const DataSet set = read_dataset(dataset);
+  check_grid_atoms(s, set);
+  const Interpolant f = Interpolant::from(set);
+  GridEvaluation how;
+  how.backend = backend;
+  how.exact = s.exact;
+  how.gradients = s.gradients;
+  how.piece = s.piece;
+  std::unique_ptr<GridWriter> out;
+  if (!output.empty()) out = open_grid_output(output, s.grid, {s.dataset, set.elements, set.parameters, s.exact, s.gradients});
+  evaluate_grid(f, s.grid, how, [&](const GridSlab& slab) {
+    if (out) out->write(slab);
+    if (sink) sink(slab);
+  }, progress);
+  if (out) out->finish();
+  return output;
+}
+
 }  // namespace quasar::shepard
