@@ -84,7 +84,8 @@ TEST(ShepardZMatrix, CartesiansHaveTheZMatrixGeometry) {
   std::uniform_real_distribution<double> r(0.8, 1.6), theta(20, 170), phi(-180, 180);
   test::MaxError er("Z-matrix bond length - distance from the Cartesians (Å)"),
       ea("Z-matrix angle - angle from the Cartesians (degree)"),
-      ed("Z-matrix dihedral - IUPAC torsion from the Cartesians (degree)"), ef("frame convention (Å)");
+      ed("Z-matrix dihedral - IUPAC torsion from the Cartesians (degree)"), ef("frame convention (Å)"),
+      eb("zmatrix_values of the Cartesians - the Z-matrix (Å, degree)");
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<double> q;
     for (const auto& c : coords)
@@ -98,6 +99,10 @@ TEST(ShepardZMatrix, CartesiansHaveTheZMatrixGeometry) {
       if (coords[k].kind == shepard::ZKind::Angle) ea.add(angle_deg(x.data(), me, b, a), q[k]);
       if (coords[k].kind == shepard::ZKind::Dihedral) ed.add(wrapped(dihedral_deg(x.data(), me, b, a, d) - q[k]), 0);
     }
+    // And back (zmatrix_values: the coordinates of the Cartesians).
+    std::vector<double> back(12);
+    shepard::zmatrix_values(rows, x.data(), back.data());
+    for (std::size_t k = 0; k < coords.size(); ++k) eb.add(coords[k].kind == shepard::ZKind::Dihedral ? wrapped(back[k] - q[k]) : back[k] - q[k], 0);
     // Row 1 at the origin, row 2 on +z, row 3 in the xz plane.
     for (int k = 0; k < 3; ++k) ef.add(x[static_cast<std::size_t>(k)], 0);
     ef.add(x[3], 0);
@@ -109,6 +114,7 @@ TEST(ShepardZMatrix, CartesiansHaveTheZMatrixGeometry) {
   EXPECT_TRUE(ea.within(1e-10));  // acos loses digits near 0 and 180 degrees
   EXPECT_TRUE(ed.within(1e-10));
   EXPECT_TRUE(ef.within(0));
+  EXPECT_TRUE(eb.within(1e-10));
   // Row 3 at a dihedral of 0 against +x: x > 0.
   std::vector<double> x(18);
   const std::vector<double> q{1, 1, 90, 1, 100, 60, 1, 100, 60, 1, 100, 60};

@@ -102,4 +102,21 @@ std::string zmatrix_cartesians(const std::vector<ZMatrixRow>& rows, const double
   return "";
 }
 
+void zmatrix_values(const std::vector<ZMatrixRow>& rows, const double* x, double* q) {
+  int c = 0;
+  for (int row = 2; row <= static_cast<int>(rows.size()); ++row) {
+    const ZMatrixRow& z = rows[static_cast<std::size_t>(row - 1)];
+    const V p = at(x, row), bond = at(x, z.bond);
+    q[c++] = norm(p - bond);
+    if (row < 3) continue;
+    const V angle = at(x, z.angle), u = p - bond, v = angle - bond;
+    q[c++] = std::atan2(norm(cross(u, v)), dot(u, v)) / kDegree;
+    if (row < 4) continue;
+    // IUPAC torsion of p - bond - angle - dihedral.
+    const V b1 = bond - p, b2 = angle - bond, b3 = at(x, z.dihedral) - angle;
+    const V n1 = cross(b1, b2), n2 = cross(b2, b3);
+    q[c++] = std::atan2(norm(b2) * dot(b1, n2), dot(n1, n2)) / kDegree;
+  }
+}
+
 }  // namespace quasar::shepard

@@ -35,5 +35,8 @@ std::string zmatrix_problem(const std::vector<ZMatrixRow>& rows);
 // from the bond atom towards the angle atom). Returns "" or what went wrong: the row whose
 // reference atoms are collinear (its dihedral has no plane) or two atoms closer than 1e-6 Å.
 std::string zmatrix_cartesians(const std::vector<ZMatrixRow>& rows, const double* q, double* x);
+// The other way: the Z-matrix coordinates q (3N - 6) of the Cartesians x, dihedrals in (-180, 180]
+// (a grid around a known geometry starts from them).
+void zmatrix_values(const std::vector<ZMatrixRow>& rows, const double* x, double* q);
 
 }  // namespace quasar::shepard
