@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "quasar/core/error.hpp"
+#include "quasar/device/parallel.hpp"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
 
 namespace quasar::shepard {
@@ -55,14 +56,16 @@ void Grid::coordinates(long index, double* q) const {
 }
 
 void Grid::cartesians(long index, double* x) const {
-  std::vector<double> q(values.size());
-  coordinates(index, q.data());
-  const std::string problem = zmatrix_cartesians(rows, q.data(), x);
+  double on_stack[192];  // 3N - 6 for up to 66 atoms: no allocation per point
+  std::vector<double> on_heap(values.size() > 192 ? values.size() : 0);
+  double* q = on_heap.empty() ? on_stack : on_heap.data();
+  coordinates(index, q);
+  const std::string problem = zmatrix_cartesians(rows, q, x);
   if (problem.empty()) return;
   std::ostringstream at;
   at << "grid point " << index << " (";
   const std::vector<ZCoordinate> coords = zmatrix_coordinates(atoms());
-  for (std::size_t k = 0; k < q.size(); ++k) at << (k ? ", " : "") << coords[k].name() << " = " << q[k];
+  for (std::size_t k = 0; k < values.size(); ++k) at << (k ? ", " : "") << coords[k].name() << " = " << q[k];
   where.fail(at.str() + "): " + problem);
 }
 
@@ -79,13 +82,25 @@ long group_centre(const Grid& grid, long index) {
 
 namespace {
 
-// Configurations evaluated together: groups [offsets[g], offsets[g + 1]) with their centres, and
-// each configuration's grid point (-1 for a centre added to a part of a cut group).
+// Configurations evaluated together: groups [offsets[g], offsets[g + 1]) with their centres; each
+// configuration's grid point (`source`) and where its result goes (`target`: the same, or -1 for a
+// centre added to a part of a cut group). The Cartesians are made for the whole piece at once.
 struct Piece {
   std::vector<double> configs;
   std::vector<int> offsets{0}, centres;
-  std::vector<long> target;
+  std::vector<long> source, target;
   int size() const { return static_cast<int>(target.size()); }
+  void add(long grid_point, bool result) {
+    source.push_back(grid_point);
+    target.push_back(result ? grid_point : -1);
+  }
+  void make_cartesians(const Grid& grid) {
+    const std::size_t n3 = static_cast<std::size_t>(3 * grid.atoms());
+    configs.resize(source.size() * n3);
+    device::parallel_for(static_cast<long>(source.size()), [&](long k) {
+      grid.cartesians(source[static_cast<std::size_t>(k)], configs.data() + static_cast<std::size_t>(k) * n3);
+    }, 256);
+  }
 };
 
 class PieceEvaluator {
@@ -151,6 +166,7 @@ void evaluate_grid(const Interpolant& f, const Grid& grid, const GridEvaluation&
     slab_g.assign(how.gradients ? static_cast<std::size_t>(hi - lo) * n3 : 0, 0.0);
     auto flush = [&] {
       if (piece.target.empty()) return;
+      piece.make_cartesians(grid);
       evaluator.run(piece, e, g);
       for (std::size_t k = 0; k < piece.target.size(); ++k) {
         const long at = piece.target[k];
@@ -187,9 +203,7 @@ void evaluate_grid(const Interpolant& f, const Grid& grid, const GridEvaluation&
         if (!how.exact) {
           if (centre_at < 0) {
             centre_at = piece.size();
-            piece.configs.resize(piece.configs.size() + n3);
-            grid.cartesians(centre, piece.configs.data() + piece.configs.size() - n3);
-            piece.target.push_back(-1);
+            piece.add(centre, false);
           }
           piece.centres.push_back(centre_at);
         }
@@ -206,9 +220,7 @@ void evaluate_grid(const Interpolant& f, const Grid& grid, const GridEvaluation&
         long index = 0;
         for (std::size_t d = 0; d < dims; ++d) index += i[d] * stride[d];
         if (index == centre) centre_at = piece.size();
-        piece.configs.resize(piece.configs.size() + n3);
-        grid.cartesians(index, piece.configs.data() + piece.configs.size() - n3);
-        piece.target.push_back(index);
+        piece.add(index, true);
         more = false;
         for (std::size_t d = dims; d-- > 0;) {
           if (++i[d] < end[d]) {
