@@ -40,9 +40,9 @@ const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D|
        quasar shepard eval --grid GRID.toml [--device cpu|cuda|auto]
        quasar shepard qct INPUT.toml [--device D] [--output FILE.json]
 
-build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
-gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
-coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
+build: the modified Shepard data set OUTPUT (.shepard; HDF5 for .h5) of the Cartesian points in
+POINTS (energies, gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion
+in local internal coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
 estimated from how well each point's expansion predicts its neighbours (Bettens and Collins;
 --confidence-energy: the error in eV that defines a length, --length: the length of a set of one
 point), the permutation group of identical atoms (full: every
@@ -199,8 +199,9 @@ int grow(const Args& a) {
 
 int shepard_command(const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
-  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device", "--length", "--confidence-energy",
-                                               "--grid"});
+  const Args a = Args::parse(argv, {"--help"},
+                             {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device",
+                              "--length", "--confidence-energy", "--grid"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;

@@ -173,7 +173,9 @@ void evaluate_grid(const Interpolant& f, const Grid& grid, const GridEvaluation&
         if (at < 0) continue;
         const std::size_t local = static_cast<std::size_t>(at - lo);
         slab_e[local] = e[k];
-        if (how.gradients) std::copy_n(g.begin() + static_cast<std::ptrdiff_t>(k * n3), n3, slab_g.begin() + static_cast<std::ptrdiff_t>(local * n3));
+        if (how.gradients)
+          std::copy_n(g.begin() + static_cast<std::ptrdiff_t>(k * n3), n3,
+                      slab_g.begin() + static_cast<std::ptrdiff_t>(local * n3));
         ++done;
       }
       piece = Piece{};
