@@ -199,7 +199,7 @@ def test_hdf5_data_sets_and_grids_equal_the_commands(dataset, tmp_path):
     assert g["output"] == str(tmp_path / "grid.txt") and np.array_equal(np.loadtxt(g["output"]), rows)
     assert g["axes"] == ["r2", "r3", "theta3", "r4", "theta4", "phi4"]
     assert g["energy"].shape == (3, 1, 1, 3, 1, 1) and g["gradient"].shape == (3, 1, 1, 3, 1, 1, 4, 3)
-    assert np.array_equal(g["coordinates"]["r4"], [0.78, 0.82, 0.86])
+    assert np.allclose(g["coordinates"]["r4"], [0.78, 0.82, 0.86], rtol=0, atol=1e-15)  # a linspace
     assert np.array_equal(rows[:, 6], g["energy"].ravel())  # the text's numbers read back to the bit
     assert np.array_equal(rows[:, 7:], g["gradient"].reshape(9, 12))
     with pytest.raises(quasar.QuasarError, match="'zmatrix\\[2\\].r': bond lengths must be > 0"):
