@@ -89,7 +89,10 @@ void add_dataset(hid_t file, const std::string& path, const json& d, long& budge
   check(values.is_array());
   std::vector<hsize_t> shape;
   if (d.contains("shape"))
-    for (const json& s : d.at("shape")) shape.push_back(s.get<hsize_t>());
+    for (const json& s : d.at("shape")) {
+      check(s.is_number_unsigned());
+      shape.push_back(s.get<hsize_t>());
+    }
   else
     shape.push_back(values.size());
   check(shape.size() <= 8);
