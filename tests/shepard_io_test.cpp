@@ -224,7 +224,7 @@ TEST_F(ShepardFile, Hdf5ErrorsNameTheFileAndTheObject) {
   expect_hdf5_error(dir, [](hid_t f) { H5Adelete_by_name(f, "/parameters", "weight", H5P_DEFAULT); },
                     "attribute 'weight' of /parameters is missing");
   expect_hdf5_error(dir, attribute("/", "format", std::string("shepard-points")), "not a Shepard data set");
-  expect_hdf5_error(dir, attribute("/", "version", 2L), "attribute 'version' of /: unknown version 2");
+  expect_hdf5_error(dir, attribute("/", "version", 2L), "attribute 'version' of /: unknown version 2 (this reader knows 1)");
   expect_hdf5_error(dir, attribute("/parameters", "weight", std::string("three-part")),
                     "attribute 'weight' of /parameters: unknown weight 'three-part' (valid: one-part, two-part)");
   expect_hdf5_error(dir, attribute("/parameters", "p", 0.5), "attribute 'p' of /parameters: must be >= 1");

@@ -1,6 +1,7 @@
 // The data set's HDF5 format (docs/formats/shepard.md): the text format's content as groups,
 // datasets and attributes, the data points' arrays stacked point after point.
 #include <cmath>
+#include <sstream>
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/hdf5/hdf5.hpp"
@@ -95,8 +96,11 @@ DataSet read_dataset_hdf5(const void* bytes, std::size_t size, const std::string
   if (!in.has_attribute("/", "format") || in.string_attribute("/", "format") != kFormat)
     in.fail("the root attribute 'format' is not \"" + std::string(kFormat) + "\": not a Shepard data set");
   const double version = in.number_attribute("/", "version");
-  if (version != kVersion)
-    in.fail("attribute 'version' of /: unknown version " + std::to_string(version) + " (this reader knows 1)");
+  if (version != kVersion) {
+    std::ostringstream v;
+    v << version;
+    in.fail("attribute 'version' of /: unknown version " + v.str() + " (this reader knows 1)");
+  }
   DataSet s;
   // The atoms: their number from the masses, one per atom.
   const h5::Reader::Array masses = in.array("/masses");
