@@ -185,7 +185,7 @@ TEST(Registry, UnknownTypesAndFormatsListWhatIsRegistered) {
     const std::string formats =
         QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP && QUASAR_WITH_SHEPARD
             ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
-              ".shepard (shepard)"
+              ".shepard, .shepard.h5, .shepard.hdf5 (shepard)"
             : potential_registry().model_formats();
     EXPECT_NE(std::string(e.what()).find("unknown model format (expected " + formats + ", or a .toml file with [potential])"),
               std::string::npos)

@@ -1,12 +1,16 @@
-// The Shepard data-set file (docs/formats/shepard.md): written and read back to the last bit, and
-// bad input rejected with the file, line and key named.
+// The Shepard data-set files (docs/formats/shepard.md), text and HDF5: written and read back to the
+// last bit, text -> HDF5 -> text giving the same bytes, and bad input rejected with the file and the
+// line and key (text) or the object (HDF5) named.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
 #include "quasar/core/error.hpp"
+#include "quasar/io/hdf5/hdf5.hpp"
 #include "quasar/potential/shepard/coordinates.hpp"
 #include "quasar/potential/shepard/dataset.hpp"
 #include "shepard_surface.hpp"
@@ -127,6 +131,141 @@ TEST_F(ShepardFile, TruncatedAndTrailingText) {
     EXPECT_NE(std::string(e.what()).find("unexpected text after the last point"), std::string::npos) << e.what();
   }
   EXPECT_THROW(shepard::read_dataset((dir / "missing.shepard").string()), Error);
+}
+
+void write_bytes(const fs::path& p, const std::vector<unsigned char>& bytes) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                           static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST_F(ShepardFile, TextToHdf5ToTextGivesTheSameBytes) {
+  shepard::DataSet one_part = small_set();
+  one_part.parameters.weight = shepard::WeightKind::OnePart;
+  one_part.parameters.p = 1.5;
+  shepard::DataSet empty = small_set();
+  empty.points.clear();
+  for (const shepard::DataSet& s : {small_set(), one_part, empty}) {
+    const fs::path text = dir / "a.shepard", h5 = dir / "a.shepard.h5", again = dir / "b.shepard";
+    shepard::write_dataset(text.string(), s);
+    const shepard::DataSet from_text = shepard::read_dataset(text.string());
+    shepard::write_dataset(h5.string(), from_text);
+    const shepard::DataSet from_h5 = shepard::read_dataset(h5.string());
+    EXPECT_EQ(shepard::dataset_difference(s, from_h5), "");
+    shepard::write_dataset(again.string(), from_h5);
+    EXPECT_EQ(slurp(text), slurp(again));
+    // The same content gives the same bytes (no modification times in the file).
+    EXPECT_EQ(shepard::dataset_hdf5_image(s), shepard::dataset_hdf5_image(from_h5));
+  }
+}
+
+TEST_F(ShepardFile, Hdf5IsChosenByNameOrContent) {
+  const shepard::DataSet s = small_set();
+  const fs::path h5 = dir / "set.hdf5", disguised = dir / "set.shepard", text_named_h5 = dir / "text.h5";
+  shepard::write_dataset(h5.string(), s);
+  EXPECT_EQ(slurp(h5).rfind("\x89HDF", 0), 0u);
+  fs::copy_file(h5, disguised);
+  EXPECT_EQ(shepard::dataset_difference(s, shepard::read_dataset(disguised.string())), "");
+  shepard::write_dataset((dir / "text.shepard").string(), s);
+  fs::copy_file(dir / "text.shepard", text_named_h5);
+  try {
+    shepard::read_dataset(text_named_h5.string());
+    ADD_FAILURE() << "a text file named .h5 was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), text_named_h5.string() + ": not an HDF5 file (no HDF5 signature at its start)");
+  }
+  EXPECT_THROW(shepard::read_dataset((dir / "missing.h5").string()), InputError);
+}
+
+// The HDF5 bytes of small_set() after `change` on the open file (HDF5 calls and h5:: writers).
+std::vector<unsigned char> changed_image(const std::function<void(hid_t)>& change) {
+  std::vector<unsigned char> bytes = shepard::dataset_hdf5_image(small_set());
+  const h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fapl_core(fapl.id(), 1 << 16, 0);
+  H5Pset_file_image(fapl.id(), bytes.data(), bytes.size());
+  const h5::Handle file(H5Fopen("changed.h5", H5F_ACC_RDWR, fapl.id()), H5Fclose);
+  EXPECT_TRUE(file.valid());
+  change(file.id());
+  return h5::file_image(file.id());
+}
+
+void replace_doubles(hid_t f, const std::string& name, const std::vector<hsize_t>& shape, std::vector<double> values = {}) {
+  H5Ldelete(f, name.c_str(), H5P_DEFAULT);
+  std::size_t n = 1;
+  for (hsize_t s : shape) n *= s;
+  values.resize(n, 0.5);
+  h5::write_doubles(f, name, shape, values.data());
+}
+
+// One change of the file: the error names the file and holds `words`.
+void expect_hdf5_error(const fs::path& dir, const std::function<void(hid_t)>& change, const std::string& words) {
+  const fs::path bad = dir / "bad.h5";
+  write_bytes(bad, changed_image(change));
+  try {
+    shepard::read_dataset(bad.string());
+    ADD_FAILURE() << "no error; expected " << words;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(bad.string() + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(words), std::string::npos) << msg;
+  }
+}
+
+TEST_F(ShepardFile, Hdf5ErrorsNameTheFileAndTheObject) {
+  auto gone = [](const char* name) { return [name](hid_t f) { H5Ldelete(f, name, H5P_DEFAULT); }; };
+  auto attribute = [](const char* object, const char* name, auto value) {
+    return [=](hid_t f) {
+      H5Adelete_by_name(f, object, name, H5P_DEFAULT);
+      h5::set_attribute(f, object, name, value);
+    };
+  };
+  expect_hdf5_error(dir, gone("/points/u"), "dataset /points/u is missing");
+  expect_hdf5_error(dir, gone("/points"), "dataset /points/energy is missing");
+  expect_hdf5_error(dir, gone("/elements"), "dataset /elements is missing");
+  expect_hdf5_error(dir, [](hid_t f) { H5Adelete_by_name(f, "/parameters", "weight", H5P_DEFAULT); },
+                    "attribute 'weight' of /parameters is missing");
+  expect_hdf5_error(dir, attribute("/", "format", std::string("shepard-points")), "not a Shepard data set");
+  expect_hdf5_error(dir, attribute("/", "version", 2L), "attribute 'version' of /: unknown version 2 (this reader knows 1)");
+  expect_hdf5_error(dir, attribute("/parameters", "weight", std::string("three-part")),
+                    "attribute 'weight' of /parameters: unknown weight 'three-part' (valid: one-part, two-part)");
+  expect_hdf5_error(dir, attribute("/parameters", "p", 0.5), "attribute 'p' of /parameters: must be >= 1");
+  expect_hdf5_error(dir, attribute("/parameters", "q", std::string("12")), "attribute 'q' of /parameters is not one number");
+  expect_hdf5_error(dir, attribute("/parameters", "wtol", 1.0), "attribute 'wtol' of /parameters: must be in [0, 1)");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/points/u", {3, 6, 5}); },
+                    "dataset /points/u has shape [3, 6, 5], expected [3, 6, 6]");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/points/energy", {3, 1}); },
+                    "dataset /points/energy has shape [3, 1], expected [M]");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/masses", {2}); }, "dataset /masses has shape [2]");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/permutations", {6, 4}); },
+                    "dataset /permutations holds floating-point numbers; integers were expected");
+  expect_hdf5_error(dir, [](hid_t f) {
+    H5Ldelete(f, "/masses", H5P_DEFAULT);
+    h5::write_strings(f, "/masses", {"15.999", "1.008", "1.008", "1.008"});
+  }, "dataset /masses does not hold numbers");
+  expect_hdf5_error(dir, [](hid_t f) {
+    H5Ldelete(f, "/elements", H5P_DEFAULT);
+    h5::write_strings(f, "/elements", {"O", "H", "H 1", "H"});
+  }, "element 3 ('H 1') is not one word");
+  expect_hdf5_error(dir, [](hid_t f) {
+    const std::vector<int> p{0, 1, 2, 3, 1, 0, 2, 3};
+    H5Ldelete(f, "/permutations", H5P_DEFAULT);
+    h5::write_integers(f, "/permutations", {2, 4}, p.data());
+  }, "dataset /permutations: permutation 2: it exchanges atoms of different elements");
+  expect_hdf5_error(dir, [](hid_t f) {
+    const std::vector<int> p{0, 1, 2, 3, 0, 2, 3, 1};
+    H5Ldelete(f, "/permutations", H5P_DEFAULT);
+    h5::write_integers(f, "/permutations", {2, 4}, p.data());
+  }, "not a group");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/points/confidence", {3, 6}, {-0.1}); },
+                    "/points: point 1: confidence lengths must be > 0");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/points/hessian", {3, 6, 6}, {1.0, 2.0}); },
+                    "/points: point 1: hessian is not symmetric");
+  expect_hdf5_error(dir, [](hid_t f) { replace_doubles(f, "/points/positions", {3, 4, 3}, {std::nan("")}); },
+                    "/points: point 1: a number is not finite");
+  // A dataset declared with nothing stored would read as fill values.
+  expect_hdf5_error(dir, [](hid_t f) {
+    H5Ldelete(f, "/points/hessian", H5P_DEFAULT);
+    h5::create_doubles(f, "/points/hessian", {3, 6, 6});
+  }, "dataset /points/hessian declares shape [3, 6, 6] but stores only 0 bytes");
 }
 
 }  // namespace

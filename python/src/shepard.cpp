@@ -27,6 +27,7 @@
 #if QUASAR_WITH_SHEPARD
 #include "quasar/potential/shepard/cartesian_points.hpp"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
+#include "quasar/potential/shepard/grid_io.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 #endif
 
@@ -56,6 +57,45 @@ std::string run_qct_text(const std::string& text, const std::string& base_dir, c
 }
 
 #if QUASAR_WITH_SHEPARD
+// A grid input file (quasar shepard eval --grid): the energies (and gradients) in grid order, the
+// grid's shape and coordinates; the output file too when the input names one.
+nb::dict run_grid_file(const std::string& path, const std::string& device, bool progress) {
+  const toml::table root = parse_toml_file(path);
+  const ConfigTable top{&root, path, ""};
+  const shepard::GridSettings s = shepard::grid_settings_from_config(top);
+  const Backend backend = parse_backend(device.empty() ? s.device : device);
+  const std::size_t points = static_cast<std::size_t>(s.grid.points()), n3 = 3 * s.grid.rows.size();
+  std::vector<double> energies(points), gradients(s.gradients ? points * n3 : 0);
+  std::string output;
+  {
+    nb::gil_scoped_release release;
+    output = shepard::run_grid(
+        s, std::filesystem::absolute(path).parent_path().string(), backend,
+        [&](const shepard::GridSlab& slab) {
+          const std::size_t first = static_cast<std::size_t>(slab.first), count = static_cast<std::size_t>(slab.count);
+          std::copy(slab.energies, slab.energies + count, energies.begin() + static_cast<std::ptrdiff_t>(first));
+          if (slab.gradients)
+            std::copy(slab.gradients, slab.gradients + count * n3, gradients.begin() + static_cast<std::ptrdiff_t>(first * n3));
+        },
+        progress ? &std::cout : nullptr);
+  }
+  nb::dict d;
+  d["energy"] = to_numpy(std::move(energies), {points});
+  d["gradient"] = s.gradients ? nb::cast(to_numpy(std::move(gradients), {points * n3})) : nb::none();
+  d["shape"] = s.grid.shape();
+  nb::list axes;
+  nb::dict coordinates;
+  const std::vector<shepard::ZCoordinate> coords = shepard::zmatrix_coordinates(s.grid.atoms());
+  for (std::size_t k = 0; k < coords.size(); ++k) {
+    axes.append(coords[k].name());
+    coordinates[coords[k].name().c_str()] = to_numpy(std::vector<double>(s.grid.values[k]), {s.grid.values[k].size()});
+  }
+  d["axes"] = axes;
+  d["coordinates"] = coordinates;
+  d["output"] = output;
+  return d;
+}
+
 std::vector<double> copy(const Rows& a) { return {a.data(), a.data() + a.size()}; }
 
 nb::dict points_dict(const shepard::CartesianPoints& c) {
@@ -213,6 +253,7 @@ void bind_shepard(nb::module_& m) {
           shepard::write_cartesian_points(path, make_points(elements, positions, energies, gradients, hessians));
         },
         "path"_a, "elements"_a, "positions"_a, "energies"_a, "gradients"_a, "hessians"_a);
+  m.def("shepard_grid", &run_grid_file, "path"_a, "device"_a, "progress"_a);
   nb::class_<PySurface>(m, "ShepardSurface")
       .def(nb::init<const shepard::DataSet&, const std::string&>(), "dataset"_a, "device"_a)
       .def("evaluate", &PySurface::evaluate, "configs"_a, "gradients"_a)

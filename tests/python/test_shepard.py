@@ -1,5 +1,5 @@
 """quasar.shepard: data sets from Cartesian points (Python = `quasar shepard build`, to the bit), reading and
-writing, the exact and approximate evaluation of many configurations (data points reproduced against the
+writing (text and HDF5), grids of Z-matrix coordinates (Python = `quasar shepard eval --grid`), the exact and approximate evaluation of many configurations (data points reproduced against the
 analytic surface they came from, gradients against finite differences, batched = single, Python = `quasar
 shepard eval`, CPU = GPU), and QCT studies (Python = `quasar shepard qct`, the same seed giving the same
 trajectories). The points come from an analytic Morse surface of O H3 with exact gradients and Hessians."""
@@ -154,6 +154,57 @@ def test_bad_input_is_named(dataset, tmp_path):
         shepard.DataSet.read(bad)
     with pytest.raises(ValueError, match="group"):
         shepard.DataSet.from_points(morse_points(1), confidence=0.3, group="some")
+
+
+GRID = """dataset = "set.h5"
+output = "grid.txt"
+gradients = true
+[[zmatrix]]
+element = "O"
+[[zmatrix]]
+element = "H"
+bond = 1
+r = [0.95, 0.97, 0.99]
+[[zmatrix]]
+element = "H"
+bond = 1
+r = 1.35
+angle = 2
+theta = 97
+[[zmatrix]]
+element = "H"
+bond = 3
+r = { start = 0.78, stop = 0.86, count = 3 }
+angle = 1
+theta = 175
+dihedral = 2
+phi = 180
+"""
+
+
+def test_hdf5_data_sets_and_grids_equal_the_commands(dataset, tmp_path):
+    dataset.write(tmp_path / "set.shepard")
+    dataset.write(tmp_path / "set.h5")
+    assert (tmp_path / "set.h5").read_bytes()[:4] == b"\x89HDF"
+    assert shepard.DataSet.read(tmp_path / "set.h5") == dataset
+    subprocess.run([quasar_command(), "shepard", "convert", str(tmp_path / "set.h5"), str(tmp_path / "back.shepard")],
+                   check=True, capture_output=True)
+    assert (tmp_path / "back.shepard").read_bytes() == (tmp_path / "set.shepard").read_bytes()
+    (tmp_path / "grid.toml").write_text(GRID)
+    subprocess.run([quasar_command(), "shepard", "eval", "--grid", str(tmp_path / "grid.toml")], check=True,
+                   capture_output=True)
+    rows = np.loadtxt(tmp_path / "grid.txt")
+    (tmp_path / "grid.txt").unlink()
+    g = shepard.grid(tmp_path / "grid.toml")
+    assert g["output"] == str(tmp_path / "grid.txt") and np.array_equal(np.loadtxt(g["output"]), rows)
+    assert g["axes"] == ["r2", "r3", "theta3", "r4", "theta4", "phi4"]
+    assert g["energy"].shape == (3, 1, 1, 3, 1, 1) and g["gradient"].shape == (3, 1, 1, 3, 1, 1, 4, 3)
+    assert np.allclose(g["coordinates"]["r4"], [0.78, 0.82, 0.86], rtol=0, atol=1e-15)  # a linspace
+    assert np.array_equal(rows[:, 6], g["energy"].ravel())  # the text's numbers read back to the bit
+    assert np.array_equal(rows[:, 7:], g["gradient"].reshape(9, 12))
+    with pytest.raises(quasar.QuasarError, match="'zmatrix\\[2\\].r': bond lengths must be > 0"):
+        (tmp_path / "bad.toml").write_text(GRID.replace("0.95, 0.97", "-0.95, 0.97"))
+        shepard.grid(tmp_path / "bad.toml")
 
 
 @pytest.mark.gpu

@@ -6,6 +6,7 @@
     ds.write("oh3.shepard")
     surf = shepard.Surface(ds, device="auto")                  # the CPU's threads or one GPU
     e, g = surf.evaluate(positions)                            # (M, N, 3) Å -> (M,) eV, (M, N, 3) eV/Å
+    g = shepard.grid("grid.toml")                              # a grid of Z-matrix coordinates: g["energy"]
     result = shepard.qct({"type": "shepard", "file": "oh3.shepard"}, molecule=[...], ...)
 
 Ab initio points come from `quasar.shepard.pyscf_reference` (PySCF). Units: Å, eV, amu.
@@ -21,7 +22,7 @@ import numpy as np
 from .. import _quasar, to_toml
 from .pyscf_reference import Points
 
-__all__ = ["DataSet", "Surface", "Points", "read_points", "write_points", "qct"]
+__all__ = ["DataSet", "Surface", "Points", "read_points", "write_points", "grid", "qct"]
 
 
 def _need_shepard():
@@ -88,6 +89,7 @@ class DataSet:
                                                 perms, weight, float(p), float(q), float(wtol)))
 
     def write(self, path: str | os.PathLike) -> None:
+        """Writes the data set: HDF5 for names ending in .h5 or .hdf5, text otherwise (docs/formats/shepard.md)."""
         self._d.write(os.fspath(path))
 
     @property
@@ -179,6 +181,23 @@ class Surface:
         x, _ = self._configs(positions)
         e, g = self._s.evaluate_groups(x, [int(o) for o in offsets], [int(c) for c in centres], bool(gradients))
         return e, (None if g is None else g.reshape(-1, self._n, 3))
+
+
+def grid(path: str | os.PathLike, device: Optional[str] = None, progress: bool = False) -> dict[str, Any]:
+    """The surface on a direct-product grid of Z-matrix coordinates, as `quasar shepard eval --grid PATH` evaluates
+    it (the input's keys: docs/formats/shepard.md, "Grids"; the output file is written too when the input names one):
+    "energy" (eV) shaped like the grid (one axis per coordinate, in "axes" order, the last varying fastest),
+    "gradient" (shape + (N, 3), eV/Å; None unless the input asks), "axes" (["r2", "r3", "theta3", ...]),
+    "coordinates" (name -> values, Å and degrees) and "output" (the file written, or None). device: "cpu", "cuda" or
+    "auto" (default: the input's `device`, else the CPU). progress: the command's lines on standard output."""
+    _need_shepard()
+    d = _quasar.shepard_grid(os.fspath(path), device or "", bool(progress))
+    shape = tuple(int(n) for n in d["shape"])
+    atoms = len(shape) // 3 + 2  # 3N - 6 coordinates
+    return {"energy": np.asarray(d["energy"]).reshape(shape),
+            "gradient": None if d["gradient"] is None else np.asarray(d["gradient"]).reshape(shape + (atoms, 3)),
+            "axes": list(d["axes"]), "coordinates": {k: np.asarray(v) for k, v in d["coordinates"].items()},
+            "output": d["output"] or None}
 
 
 def qct(potential: Mapping[str, Any] | str | os.PathLike, device: Optional[str] = None, progress: bool = False,

@@ -1,5 +1,6 @@
-// `quasar shepard build` (a data set from Cartesian ab initio points) and `quasar shepard eval`
-// (energies and gradients of many configurations).
+// `quasar shepard build` (a data set from Cartesian ab initio points), `convert` (text <-> HDF5),
+// `eval` (energies and gradients of many configurations, or of a grid of Z-matrix coordinates) and
+// `grow`.
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -16,6 +17,7 @@
 #include "quasar/potential/shepard/confidence.hpp"
 #include "quasar/potential/shepard/grow/grow.hpp"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
+#include "quasar/potential/shepard/grid_io.hpp"
 #include "quasar/potential/shepard/interpolant.hpp"
 #endif
 
@@ -32,13 +34,15 @@ namespace {
 const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D|bayes [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
                              [--length 1] [--confidence-energy 0.01]
+       quasar shepard convert IN OUT
        quasar shepard grow INPUT.toml [--device cpu|cuda|auto]
        quasar shepard eval DATASET STRUCTURES [--format F] [--device cpu|cuda|auto]
+       quasar shepard eval --grid GRID.toml [--device cpu|cuda|auto]
        quasar shepard qct INPUT.toml [--device D] [--output FILE.json]
 
-build: the modified Shepard data set OUTPUT (.shepard) of the Cartesian points in POINTS (energies,
-gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion in local internal
-coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
+build: the modified Shepard data set OUTPUT (.shepard; HDF5 for .h5) of the Cartesian points in
+POINTS (energies, gradients and Hessians; docs/formats/shepard.md): each point's Taylor expansion
+in local internal coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
 estimated from how well each point's expansion predicts its neighbours (Bettens and Collins;
 --confidence-energy: the error in eV that defines a length, --length: the length of a set of one
 point), the permutation group of identical atoms (full: every
@@ -48,6 +52,15 @@ eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STR
 or any format `quasar eval` reads), evaluated together: one line per frame, "index energy g1x g1y
 g1z ...". The atoms of each frame are the data set's, in its order. --device: the CPU's threads
 (the default) or one GPU launch sequence for the whole batch.
+
+eval --grid: the surface at every point of a direct-product grid of Z-matrix coordinates (bond
+lengths, angles, dihedrals, each a list or a range), by the approximate method whose neighbour sets
+are found at the centre of each group of 3 x 3 x ... grid points (or the exact method), energies and
+optionally gradients written to the grid file's `output` (text, or HDF5 for .h5/.hdf5;
+docs/formats/shepard.md, "Grids"). Progress lines on standard output.
+
+convert: the data set IN written as OUT, each text (.shepard) or HDF5 (.h5, .hdf5), the same
+numbers to the last bit.
 
 grow: a data set grown against the reference force field of INPUT.toml's [potential]: trajectories
 ([qct]) on the current surface, new points by h-weight and variance sampling, confidence lengths
@@ -107,7 +120,31 @@ int build(const Args& a) {
   return 0;
 }
 
+int eval_grid(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("shepard eval --grid GRID.toml takes no other file");
+  const std::string path = a.get("--grid", "");
+  const toml::table root = parse_toml_file(path);
+  const ConfigTable top{&root, path, ""};
+  const shepard::GridSettings s = shepard::grid_settings_from_config(top);
+  if (s.output.empty()) throw InputError(path, 0, "missing key 'output' (the file the grid's energies go to)");
+  const Backend backend = parse_backend(a.get("--device", s.device));
+  const std::string output =
+      shepard::run_grid(s, std::filesystem::absolute(path).parent_path().string(), backend, {}, &std::cout);
+  std::cout << "wrote " << output << ": " << s.grid.points() << " grid points\n";
+  return 0;
+}
+
+int convert(const Args& a) {
+  if (a.positional.size() != 3) throw UsageError("shepard convert needs IN and OUT");
+  const shepard::DataSet set = shepard::read_dataset(a.positional[1]);
+  shepard::write_dataset(a.positional[2], set);
+  std::cout << "wrote " << a.positional[2] << " (" << (shepard::is_hdf5_name(a.positional[2]) ? "HDF5" : "text")
+            << "): " << set.points.size() << " data points\n";
+  return 0;
+}
+
 int eval(const Args& a) {
+  if (a.has("--grid")) return eval_grid(a);
   if (a.positional.size() != 3) throw UsageError("shepard eval needs DATASET and STRUCTURES");
   const shepard::DataSet set = shepard::read_dataset(a.positional[1]);
   const shepard::Interpolant f = shepard::Interpolant::from(set);
@@ -162,7 +199,9 @@ int grow(const Args& a) {
 
 int shepard_command(const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "qct") return qct_command({argv.begin() + 1, argv.end()});
-  const Args a = Args::parse(argv, {"--help"}, {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device", "--length", "--confidence-energy"});
+  const Args a = Args::parse(argv, {"--help"},
+                             {"--confidence", "--group", "--weight", "--p", "--q", "--wtol", "--format", "--device",
+                              "--length", "--confidence-energy", "--grid"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;
@@ -170,8 +209,9 @@ int shepard_command(const std::vector<std::string>& argv) {
   const std::string sub = a.positional[0];
   if (sub == "build") return build(a);
   if (sub == "eval") return eval(a);
+  if (sub == "convert") return convert(a);
   if (sub == "grow") return grow(a);
-  throw UsageError("unknown shepard command '" + sub + "' (valid: build, eval, grow, qct)");
+  throw UsageError("unknown shepard command '" + sub + "' (valid: build, convert, eval, grow, qct)");
 }
 
 #endif  // QUASAR_WITH_SHEPARD

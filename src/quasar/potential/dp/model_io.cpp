@@ -1,7 +1,5 @@
 #include "quasar/potential/dp/model_io.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <functional>
 
 #include "quasar/core/error.hpp"
+#include "quasar/io/hdf5/hdf5.hpp"
 #include "quasar/potential/dp/dict_reader.hpp"
 #include "quasar/potential/dp/model.hpp"
 
@@ -53,19 +52,6 @@ nlohmann::json nest(const double* data, const std::vector<std::size_t>& shape, s
   return a;
 }
 
-// RAII for HDF5 identifiers.
-struct H5 {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  H5(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  ~H5() {
-    if (id >= 0) close(id);
-  }
-  H5(const H5&) = delete;
-  H5& operator=(const H5&) = delete;
-};
-
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 // YAML that yaml-cpp and PyYAML (YAML 1.1, which DeePMD-kit uses) both read back as the dict:
 // block mappings, arrays of numbers (and of such arrays) in flow style on one line, strings and
@@ -153,75 +139,25 @@ nlohmann::json ndarray(const std::vector<double>& values, const std::vector<std:
 
 namespace {
 
-// The root attribute "json" as text: one string (variable or fixed length), nothing else, since
-// HDF5 would write as many strings as the attribute holds into the one buffer.
-std::string json_attribute(hid_t file, const std::string& path) {
-  if (H5Aexists(file, "json") <= 0) throw InputError(path, 0, "no root attribute 'json': not a DeePMD-kit .dp model");
-  H5 attr(H5Aopen(file, "json", H5P_DEFAULT), H5Aclose);
-  H5 type(H5Aget_type(attr.id), H5Tclose);
-  H5 space(H5Aget_space(attr.id), H5Sclose);
-  if (attr.id < 0 || type.id < 0 || space.id < 0 || H5Tget_class(type.id) != H5T_STRING ||
-      H5Sget_simple_extent_npoints(space.id) != 1)
-    throw InputError(path, 0, "the root attribute 'json' is not one string");
-  std::string text;
-  if (H5Tis_variable_str(type.id) > 0) {
-    H5 mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(mem.id, H5T_VARIABLE);
-    H5Tset_cset(mem.id, H5Tget_cset(type.id));
-    char* buf = nullptr;
-    if (H5Aread(attr.id, mem.id, &buf) < 0 || !buf) throw InputError(path, 0, "cannot read the 'json' attribute");
-    text = buf;
-    H5free_memory(buf);
-  } else {
-    const std::size_t size = H5Tget_size(type.id);
-    std::error_code ec;
-    if (size == 0 || size > std::filesystem::file_size(path, ec))
-      throw InputError(path, 0, "the 'json' attribute claims " + std::to_string(size) + " bytes, more than the file holds");
-    std::vector<char> buf(size + 1, '\0');
-    if (H5Aread(attr.id, type.id, buf.data()) < 0) throw InputError(path, 0, "cannot read the 'json' attribute");
-    text = buf.data();
-  }
-  return text;
-}
-
-// A dataset as an np.ndarray entry: numbers only (float or integer), a shape whose element count
-// the stored data can hold (a dataset declared huge with nothing written reads as fill values).
-nlohmann::json read_dataset(hid_t file, const std::string& name, const std::string& path) {
-  H5 ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (ds.id < 0) throw InputError(path, 0, "dataset " + name + " named in the model is missing");
-  H5 dtype(H5Dget_type(ds.id), H5Tclose);
-  const H5T_class_t cls = H5Tget_class(dtype.id);
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) throw InputError(path, 0, "dataset " + name + " does not hold numbers");
-  H5 space(H5Dget_space(ds.id), H5Sclose);
-  const int rank = H5Sget_simple_extent_ndims(space.id);
-  if (rank < 0 || rank > 8) throw InputError(path, 0, "dataset " + name + " has an unreadable shape");
-  std::vector<hsize_t> shape(static_cast<std::size_t>(rank));
-  if (rank > 0) H5Sget_simple_extent_dims(space.id, shape.data(), nullptr);
-  const double element = static_cast<double>(H5Tget_size(dtype.id));
-  double count = 1;
-  for (hsize_t s : shape) count *= static_cast<double>(s);
-  H5 plist(H5Dget_create_plist(ds.id), H5Pclose);
-  const bool filtered = plist.id >= 0 && H5Pget_nfilters(plist.id) > 0;
-  const double stored = static_cast<double>(H5Dget_storage_size(ds.id));
-  // Compressed data may hold up to 1000 values per stored byte; plain data exactly what it says.
-  if (count > 0 && (filtered ? count > 1000 * stored : count * element > stored))
-    throw InputError(path, 0, "dataset " + name + " declares shape " + shape_text({shape.begin(), shape.end()}) +
-                                  " but stores only " + std::to_string(static_cast<long>(stored)) + " bytes");
-  std::vector<double> values(static_cast<std::size_t>(count));
-  if (count > 0 && H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-    throw InputError(path, 0, "cannot read dataset " + name + " as numbers");
-  return ndarray(values, std::vector<std::size_t>(shape.begin(), shape.end()),
-                 cls == H5T_FLOAT && element == 4 ? "float32" : "float64");
+// A dataset as an np.ndarray entry (h5::Reader::array: numbers only, a shape whose element count
+// the stored data can hold).
+nlohmann::json read_dataset(const h5::Reader& in, const std::string& name) {
+  const h5::Reader::Array a = in.array(name);
+  return ndarray(a.values, std::vector<std::size_t>(a.shape.begin(), a.shape.end()),
+                 !a.integer && a.element_size == 4 ? "float32" : "float64");
 }
 
 }  // namespace
 
 nlohmann::json read_dp_h5(const std::string& path) {
-  quiet_hdf5();
+  h5::quiet();
   if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "cannot open model file");
-  H5 file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (file.id < 0) throw InputError(path, 0, "not an HDF5 file");
-  const std::string text = json_attribute(file.id, path);
+  const h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) throw InputError(path, 0, "not an HDF5 file");
+  std::error_code ec;
+  const h5::Reader in(file.id(), path, static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+  if (!in.has_attribute("/", "json")) throw InputError(path, 0, "no root attribute 'json': not a DeePMD-kit .dp model");
+  const std::string text = in.string_attribute("/", "json");
   nlohmann::json dict;
   try {
     dict = nlohmann::json::parse(text);
@@ -239,7 +175,7 @@ nlohmann::json read_dp_h5(const std::string& path) {
   std::function<void(nlohmann::json&, int)> fill = [&](nlohmann::json& j, int depth) {
     if (depth > kMaxDepth) throw InputError(path, 0, "the model dictionary nests more than 64 levels deep");
     if (j.is_string() && is_dataset_path(j.get<std::string>())) {
-      j = read_dataset(file.id, j.get<std::string>(), path);
+      j = read_dataset(in, j.get<std::string>());
     } else if (j.is_object() || j.is_array()) {
       for (auto& e : j) fill(e, depth + 1);
     }
@@ -249,11 +185,11 @@ nlohmann::json read_dp_h5(const std::string& path) {
 }
 
 void write_dp_h5(const std::string& path, const nlohmann::json& dict) {
-  quiet_hdf5();
+  h5::quiet();
   const std::string tmp = path + ".tmp.h5";
   {
-    H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (file.id < 0) throw Error("cannot create " + tmp);
+    h5::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) throw Error("cannot create " + tmp);
     int counter = 0;
     std::function<nlohmann::json(const nlohmann::json&)> strip = [&](const nlohmann::json& j) -> nlohmann::json {
       if (is_ndarray(j)) {
@@ -262,13 +198,13 @@ void write_dp_h5(const std::string& path, const nlohmann::json& dict) {
         flatten(j.at("value"), values, shape);
         char name[32];
         std::snprintf(name, sizeof name, "/variable_%04d", counter++);
-        H5 space(shape.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
+        h5::Handle space(shape.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
                  H5Sclose);
         const bool single = j.value("dtype", std::string("float64")) == "float32";
-        H5 ds(H5Dcreate2(file.id, name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space.id, H5P_DEFAULT, H5P_DEFAULT,
+        h5::Handle ds(H5Dcreate2(file.id(), name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT,
                          H5P_DEFAULT),
               H5Dclose);
-        if (ds.id < 0 || (!values.empty() && H5Dwrite(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0))
+        if (!ds.valid() || (!values.empty() && H5Dwrite(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0))
           throw Error("cannot write dataset " + std::string(name) + " to " + tmp);
         return name;
       }
@@ -285,13 +221,13 @@ void write_dp_h5(const std::string& path, const nlohmann::json& dict) {
       return j;
     };
     const std::string text = strip(dict).dump();
-    H5 type(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(type.id, H5T_VARIABLE);
-    H5Tset_cset(type.id, H5T_CSET_UTF8);
-    H5 space(H5Screate(H5S_SCALAR), H5Sclose);
-    H5 attr(H5Acreate2(file.id, "json", type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.id(), H5T_VARIABLE);
+    H5Tset_cset(type.id(), H5T_CSET_UTF8);
+    h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    h5::Handle attr(H5Acreate2(file.id(), "json", type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     const char* ptr = text.c_str();
-    if (attr.id < 0 || H5Awrite(attr.id, type.id, &ptr) < 0) throw Error("cannot write the json attribute to " + tmp);
+    if (!attr.valid() || H5Awrite(attr.id(), type.id(), &ptr) < 0) throw Error("cannot write the json attribute to " + tmp);
   }
   replace_file(tmp, path);
 }

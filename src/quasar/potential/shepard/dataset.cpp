@@ -1,5 +1,6 @@
 // Consistency of a data set, permutation groups, comparison.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -112,10 +113,22 @@ std::string point_problem(const DataSet& s, const DataPoint& d) {
   return "";
 }
 
+std::string elements_problem(const std::vector<std::string>& elements) {
+  for (std::size_t a = 0; a < elements.size(); ++a) {
+    const std::string& e = elements[a];
+    const bool word = !e.empty() && std::none_of(e.begin(), e.end(), [](char c) {
+      return c == '#' || c == '\0' || std::isspace(static_cast<unsigned char>(c));
+    });
+    if (!word) return "element " + std::to_string(a + 1) + " ('" + e + "') is not one word (no spaces, no '#')";
+  }
+  return "";
+}
+
 std::string DataSet::problem() const {
   if (atoms() < 3)
     return "needs at least 3 atoms (a diatomic is linear: 3N-5 internal coordinates, which this interpolation does not "
            "handle)";
+  if (std::string e = elements_problem(elements); !e.empty()) return e;
   if (masses.size() != elements.size()) return "masses: expected one per atom";
   for (double m : masses)
     if (!(m > 0) || !std::isfinite(m)) return "masses must be finite and > 0";

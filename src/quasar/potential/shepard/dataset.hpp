@@ -2,7 +2,8 @@
 // The data set of a modified Shepard interpolated surface (Collins): the molecule, the permutation
 // group of its identical atoms, the interpolation parameters and the data points, each a
 // second-order Taylor expansion in local internal coordinates zeta = U^T Z, Z = {1/R_l} over all
-// atom pairs. Lengths Å, energies eV. docs/formats/shepard.md describes the text file.
+// atom pairs. Lengths Å, energies eV. docs/formats/shepard.md describes its files (text, HDF5).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ inline int pair_index(int a, int b, int n) {
   return a * (2 * n - a - 1) / 2 + (b - a - 1);
 }
 
+// The problem with the element names ("" when each is one word that the text format keeps: no
+// spaces, no '#').
+std::string elements_problem(const std::vector<std::string>& elements);
+
 // The problem with one point of this set ("" when none): sizes, finite numbers, confidence lengths.
 std::string point_problem(const DataSet& set, const DataPoint& point);
 
@@ -72,10 +77,18 @@ std::string permutation_problem(const std::vector<int>& permutation, const std::
 std::string permutation_group_problem(const std::vector<std::vector<int>>& group,
                                       const std::vector<std::string>& elements);
 
-// The text format: read (InputError naming the file, line and key) and write (17 significant
-// digits, so that reading what was written gives the same numbers).
+// The data-set file, text or HDF5 (docs/formats/shepard.md): HDF5 for names ending in .h5 or .hdf5
+// and, in reading, for a file that begins with HDF5's signature; text otherwise. Errors name the
+// file and the line and key (text) or the object (HDF5). Text is written with 17 significant digits
+// and HDF5 as float64, so that reading what was written gives the same numbers; the file appears
+// whole or not at all.
 DataSet read_dataset(const std::string& path);
 void write_dataset(const std::string& path, const DataSet& set);
+bool is_hdf5_name(const std::string& path);
+// The HDF5 format in memory: the file's bytes, and the data set of such bytes (`origin` names them
+// in errors).
+std::vector<unsigned char> dataset_hdf5_image(const DataSet& set);
+DataSet read_dataset_hdf5(const void* bytes, std::size_t size, const std::string& origin);
 // The first difference between two data sets ("" when equal to the last bit).
 std::string dataset_difference(const DataSet& a, const DataSet& b);
 

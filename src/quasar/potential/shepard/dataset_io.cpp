@@ -1,7 +1,11 @@
-// The data set's text format (docs/formats/shepard.md): keyed lines in a fixed order, '#' comments.
+// The data set's text format (docs/formats/shepard.md): keyed lines in a fixed order, '#' comments;
+// and the choice between it and HDF5 (dataset_hdf5.cpp) by the file's name or first bytes.
+#include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <ostream>
 
+#include "quasar/io/hdf5/hdf5.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/shepard/dataset.hpp"
 #include "quasar/potential/shepard/text_reader.hpp"
@@ -40,9 +44,7 @@ DataPoint read_point(Reader& in, const DataSet& s, long index) {
   return d;
 }
 
-}  // namespace
-
-DataSet read_dataset(const std::string& path) {
+DataSet read_text(const std::string& path) {
   Reader in(path);
   DataSet s;
   const auto version = in.keyed("shepard-dataset", 1);
@@ -85,7 +87,7 @@ DataSet read_dataset(const std::string& path) {
   return s;
 }
 
-void write_dataset(const std::string& path, const DataSet& s) {
+void write_text(const std::string& path, const DataSet& s) {
   if (std::string p = s.problem(); !p.empty()) throw Error("cannot write the Shepard data set " + path + ": " + p);
   io::write_file_atomically(path, [&](std::ostream& out) {
     out << std::setprecision(17);
@@ -122,6 +124,37 @@ void write_dataset(const std::string& path, const DataSet& s) {
         out << '\n';
       }
     }
+  });
+}
+
+std::vector<unsigned char> file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path, 0, "cannot open file");
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+bool begins_with_hdf5_signature(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char head[8] = {};
+  return f.read(head, 8) && h5::has_signature(head, 8);
+}
+
+}  // namespace
+
+DataSet read_dataset(const std::string& path) {
+  if (is_hdf5_name(path) || begins_with_hdf5_signature(path)) {
+    const std::vector<unsigned char> bytes = file_bytes(path);
+    return read_dataset_hdf5(bytes.data(), bytes.size(), path);
+  }
+  return read_text(path);
+}
+
+void write_dataset(const std::string& path, const DataSet& set) {
+  if (!is_hdf5_name(path)) return write_text(path, set);
+  if (std::string p = set.problem(); !p.empty()) throw Error("cannot write the Shepard data set " + path + ": " + p);
+  const std::vector<unsigned char> bytes = dataset_hdf5_image(set);
+  io::write_file_atomically(path, [&](std::ostream& out) {
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   });
 }
 
