@@ -230,7 +230,6 @@ int main(int argc, char** argv) {
     for (int i = 0; i < s.points; ++i) {
       shepard::CartesianPoint p;
       p.positions = distorted(s.geometry, 0.2, rng);
-      p.energy = std::uniform_real_distribution<double>(-1, 1)(rng);
       p.gradient.assign(n3, 0.0);
       p.hessian.assign(n3 * n3, 0.0);
       set.points.push_back(shepard::make_data_point(p, std::vector<double>(static_cast<std::size_t>(set.pairs()), 0.1)));

@@ -53,7 +53,8 @@ T* grow(Array<T>& a, std::size_t n) {
 struct GpuInterpolant::Impl {
   Interpolant host_shape;  // sizes and parameters only (no arrays)
   Array<double> scale{Backend::Cuda}, offset{Backend::Cuda}, point_z{Backend::Cuda}, point_inv_d{Backend::Cuda},
-      u{Backend::Cuda}, energy{Backend::Cuda}, gradient{Backend::Cuda}, hessian{Backend::Cuda};
+      u{Backend::Cuda}, energy{Backend::Cuda}, gradient{Backend::Cuda}, hessian{Backend::Cuda},
+      z_hessian{Backend::Cuda}, z_gradient{Backend::Cuda};
   Array<unsigned short> target{Backend::Cuda};
   Array<int> pair_source{Backend::Cuda};
   gpu::Tables tables{};
@@ -68,6 +69,35 @@ struct GpuInterpolant::Impl {
   int capacity = 0;  // candidate list entries per configuration
   double neighbours = 0;
   long found_for = 0;
+
+  // M = U H U^T and gz = U g of every data point (Tables): the lane kernels' Taylor terms in Z.
+  void z_taylor(const Interpolant& f) {
+    const std::size_t nb = static_cast<std::size_t>(f.pairs), ni = static_cast<std::size_t>(f.internal),
+                      w = static_cast<std::size_t>(f.width), np = static_cast<std::size_t>(f.data_points);
+    std::vector<double> m(np * nb * nb), g(np * nb), uh(nb * ni);
+    for (std::size_t i = 0; i < np; ++i) {
+      const double* u_i = f.u.data() + i * nb * w;
+      const double* h_i = f.hessian.data() + i * ni * w;
+      for (std::size_t a = 0; a < nb; ++a) {
+        double ga = 0;
+        for (std::size_t k = 0; k < ni; ++k) {
+          ga += u_i[a * w + k] * f.gradient[i * w + k];
+          double s = 0;
+          for (std::size_t q = 0; q < ni; ++q) s += u_i[a * w + q] * h_i[q * w + k];
+          uh[a * ni + k] = s;
+        }
+        g[i * nb + a] = ga;
+      }
+      for (std::size_t a = 0; a < nb; ++a)
+        for (std::size_t b = 0; b < nb; ++b) {
+          double s = 0;
+          for (std::size_t k = 0; k < ni; ++k) s += uh[a * ni + k] * u_i[b * w + k];
+          m[(i * nb + a) * nb + b] = s;
+        }
+    }
+    z_hessian.assign(m);
+    z_gradient.assign(g);
+  }
 
   Impl(const Interpolant& f, GpuLimits l) : limits(l) {
     host_shape.atoms = f.atoms;
@@ -102,13 +132,14 @@ struct GpuInterpolant::Impl {
     energy.assign(f.energy);
     gradient.assign(f.gradient);
     hessian.assign(f.hessian);
+    z_taylor(f);
     pair_source.assign(f.pair_source);
     const Parameters& p = f.parameters;
     tables = gpu::Tables{f.atoms, f.pairs, f.internal, f.group, f.data_points, f.stride, f.width, f.points, identity,
                          p.weight == WeightKind::TwoPart, p.p, p.q, p.wtol,
                          std::ldexp(static_cast<double>(ng * ns), 54), scale.data(), offset.data(), target.data(),
                          pair_source.data(), point_z.data(), point_inv_d.data(), u.data(), hessian.data(),
-                         gradient.data(), energy.data()};
+                         gradient.data(), energy.data(), z_hessian.data(), z_gradient.data()};
     capacity = std::min(f.points, 512);
   }
 

@@ -24,6 +24,9 @@ struct Tables {
   const double* hessian;         // [(i internal + k) width + m]
   const double* gradient;        // [i width + k]
   const double* energy;          // [i]
+  // The Taylor term in Z: T = E + dz.(gz + M dz / 2) with dz = Z - Z(i), M = U H U^T, gz = U g.
+  const double* z_hessian;       // [(i pairs + m) pairs + n]: M_mn
+  const double* z_gradient;      // [i pairs + m]: gz_m
 };
 
 // The weight's forms: one-part, two-part, and two-part with Collins's p = 2, q = 12 written out.

@@ -95,15 +95,14 @@ __device__ SetWeights set_weights(const Tables& t, const int* set, int ns, const
   return w;
 }
 
-// A lane per replica: kAtoms known, so that the replica's zeta - zeta(i) and dT/dzeta sit in
-// registers; each lane's sums over pairs in shared memory (a column per lane), the loops over pairs
-// rolled, so that the registers hold.
+// A lane per replica: kAtoms known, so that the replica's Z - Z(i) and dT/dZ sit in registers;
+// each lane's sums over pairs in shared memory (a column per lane).
 template <int kAtoms, bool kGradient>
 __global__ void __launch_bounds__(kWarps * 32)
     taylor_lanes_kernel(Tables t, const double* __restrict configs, int count, const int* __restrict set_of,
                         const int* __restrict kept, const int* __restrict lists, int capacity,
                         double* __restrict energies, double* __restrict gradients) {
-  constexpr int kPairs = kAtoms * (kAtoms - 1) / 2, kInternal = 3 * kAtoms - 6;
+  constexpr int kPairs = kAtoms * (kAtoms - 1) / 2;
   __shared__ double z_shared[kWarps][kPairs], dvdz_shared[kWarps][kPairs];
   // Per lane: sum_j w_j [dT_j/dZ - (T_j - E0) dlog u_j/dZ] and sum_j w_j dlog u_j/dZ.
   __shared__ double direct_shared[kWarps][kGradient ? kPairs : 1][32], spread_shared[kWarps][kGradient ? kPairs : 1][32];
@@ -131,46 +130,40 @@ __global__ void __launch_bounds__(kWarps * 32)
     const double u = denominator(t, r, z);
     const double w = sw.numerator(u) / sw.total;
     if (w == 0) continue;
-    // zeta - zeta(i) = U^T (Z - Z(i)); T = E + g.dzeta + dzeta.H.dzeta / 2; dT/dzeta = g + H dzeta.
-    const double* ui = t.u + static_cast<long>(i) * kPairs * width;
-    double dzeta[kInternal], hd[kInternal], e = 0, s = 0;
+    // In Z, with dz = Z - Z(i) through the replica's pair map: T = E + dz.(gz + M dz / 2) and
+    // dT/dZ = gz + M dz (M = U H U^T, gz = U g: the same as through zeta, with one matrix to read).
+    const double* mi = t.z_hessian + static_cast<long>(i) * kPairs * kPairs;
+    const double* gi = t.z_gradient + static_cast<long>(i) * kPairs;
+    int m[kPairs];
+    double dz[kPairs], tz[kPairs], e = 0, s = 0;
 #pragma unroll
-    for (int q = 0; q < kInternal; ++q) dzeta[q] = 0;
-#pragma unroll 1
     for (int l = 0; l < kPairs; ++l) {
-      const int m = source[l];
-      const double dz = z[l] - zi[m], d = dz * di[m];
+      m[l] = source[l];
+      dz[l] = z[l] - zi[m[l]];
+      const double d = dz[l] * di[m[l]];
       s += t.two_part ? d * d : 0.0;
-      const double* row = ui + m * width;
-#pragma unroll
-      for (int q = 0; q < kInternal; ++q) dzeta[q] += row[q] * dz;
     }
 #pragma unroll
-    for (int q = 0; q < kInternal; ++q) {
-      const double* h = t.hessian + (static_cast<long>(i) * kInternal + q) * width;
-      double hs = 0;
+    for (int l = 0; l < kPairs; ++l) {
+      const double* row = mi + m[l] * kPairs;
+      double a = 0;
 #pragma unroll
-      for (int m = 0; m < kInternal; ++m) hs += h[m] * dzeta[m];
-      const double g = t.gradient[i * width + q];
-      hd[q] = g + hs;
-      e += dzeta[q] * (g + 0.5 * hs);
+      for (int n = 0; n < kPairs; ++n) a += row[m[n]] * dz[n];
+      const double g = gi[m[l]];
+      tz[l] = g + a;
+      e += dz[l] * (g + 0.5 * a);
     }
     const double term = t.energy[i] + e;
     v += w * term;
     if constexpr (kGradient) {
       const double dlog_ds = t.two_part && !at_point ? two_part_log_slope(t, s) : 0.0;
-#pragma unroll 1
-      for (int l = 0; l < kPairs; ++l) {
-        const int m = source[l];
-        const double* row = ui + m * width;
-        double tz = 0;  // dT/dZ_l = (U dT/dzeta)_l
 #pragma unroll
-        for (int q = 0; q < kInternal; ++q) tz += row[q] * hd[q];
+      for (int l = 0; l < kPairs; ++l) {
         if (at_point) {
-          direct_shared[warp][l][lane] += w * tz;
+          direct_shared[warp][l][lane] += w * tz[l];
         } else {
-          const double wz = log_derivative(t, z[l] - zi[m], di[m], dlog_ds, u);
-          direct_shared[warp][l][lane] += w * (tz - (term - e0) * wz);
+          const double wz = log_derivative(t, dz[l], di[m[l]], dlog_ds, u);
+          direct_shared[warp][l][lane] += w * (tz[l] - (term - e0) * wz);
           spread_shared[warp][l][lane] += w * wz;
         }
       }
