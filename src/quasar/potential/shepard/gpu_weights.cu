@@ -23,6 +23,18 @@ constexpr int tile_of() {
 
 __device__ inline double rescale(double m, double from) { return from == m ? 1.0 : m / from; }
 
+// m / u for the weights pass's sums (0 < m <= u, u finite): the hardware's reciprocal estimate and
+// two Newton steps (each squares the error: 2^-22 to below 2^-53) instead of a division. The sums
+// only place the cut between kept and dropped replicas; the Taylor pass recomputes the weights.
+__device__ inline double ratio(double m, double u) {
+  if (u == m) return 1.0;
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(u));
+  r = fma(r, fma(-u, r, 1.0), r);
+  r = fma(r, fma(-u, r, 1.0), r);
+  return m * r;
+}
+
 struct MergeMinSum {
   __device__ MinSum operator()(const MinSum& a, const MinSum& b) const {
     const double m = fmin(a.m, b.m);
@@ -129,7 +141,7 @@ __global__ void __launch_bounds__(kBlock)
           sum[c] = sum[c] * (u / least[c]) + 1;
           least[c] = u;
         } else if (u <= least[c] * t.negligible) {  // else below 2^-54 / replicas of the sum: left out
-          sum[c] += rescale(least[c], u);
+          sum[c] += ratio(least[c], u);
         }
         const bool take = real && c < tile && u * wtol <= fmin(bound[c], least[c]);
         const unsigned mask = __ballot_sync(0xffffffffu, take);
