@@ -10,7 +10,8 @@
 
 namespace quasar::io {
 
-// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ; .data/.lmp/.lammps -> LAMMPS
+// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ, or Tinker's .xyz (tinker_xyz.hpp) when its
+// first lines are Tinker's; .data/.lmp/.lammps -> LAMMPS
 // data; .dump/.lammpstrj -> LAMMPS dump), "extxyz", "lammps-data" or "lammps-dump".
 // type_names, when given, name LAMMPS's numbered types 1, 2, ... (data files and dumps).
 std::string structure_format(const std::string& path, const std::string& format = "auto");
