@@ -135,5 +135,121 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(p.param.folder) + (std::string(p.param.key) == "anglef.key" ? "_pf6" : "");
     });
 
+
+// A key with every valence term of AMOEBA-protein-2013 on (the nonbonded ones left out), in a scratch folder.
+std::string valence_key(const std::filesystem::path& dir, const std::string& prm) {
+  const std::string key = (dir / "valence.key").string();
+  std::ofstream(key) << "parameters " << prm << "\nvdwterm none\nmpoleterm none\npolarizeterm none\n";
+  return key;
+}
+
+// Forces against central differences of the energy, and the virial against the energy's change
+// under a homogeneous strain (W_ab = -dE/d eps_ba with r -> (1 + eps) r), for every valence term
+// at once on trp-cage (a sample of atoms for the forces).
+TEST(AmoebaValence, ForcesAndVirialAreDerivativesOfTheEnergy) {
+  const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");
+  const std::string xyz = reference("tinker-test-file/torsion/trpcage.xyz");
+  if (prm.empty() || xyz.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto dir = test::scratch_dir("amoeba-fd");
+  ForceField ff = amoeba::load_tinker_force_field(valence_key(dir, prm));
+  EXPECT_EQ(ff.size(), 8);
+  const Structure s = io::read_tinker_xyz(xyz);
+  const Evaluation e = evaluate(ff, s, Backend::Cpu);
+  auto energy = [&](const Structure& t) { return evaluate(ff, t, Backend::Cpu).energy; };
+  const double h = 1e-5;
+  double worst = 0, largest = 0;
+  for (std::size_t i = 0; i < s.size(); i += 23)
+    for (int c = 0; c < 3; ++c) {
+      Structure plus = s, minus = s;
+      plus.positions[i][c] += h;
+      minus.positions[i][c] -= h;
+      const double fd = -(energy(plus) - energy(minus)) / (2 * h);
+      worst = std::max(worst, std::abs(fd - e.forces[i][c]));
+      largest = std::max(largest, std::abs(fd));
+    }
+  EXPECT_LT(worst, 1e-7 * std::max(1.0, largest)) << "largest force component " << largest << " eV/Å";
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      Structure plus = s, minus = s;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        plus.positions[i][b] += h * s.positions[i][a];
+        minus.positions[i][b] -= h * s.positions[i][a];
+      }
+      const double fd = -(energy(plus) - energy(minus)) / (2 * h);
+      EXPECT_NEAR(e.virial(a, b), fd, 1e-6 * std::max(1.0, std::abs(fd))) << "virial " << a << b;
+    }
+  // The terms add up to the total, each under its name.
+  double sum = 0;
+  for (const TermEnergy& t : e.terms) sum += t.energy;
+  EXPECT_NEAR(sum, e.energy, 1e-12 * std::abs(e.energy));
+  EXPECT_EQ(amoeba::tinker_term_name(e.terms.front().name), "Bond Stretching");
+}
+
+// The same in a periodic cell that cuts the molecules: every entry takes its atoms' nearest images,
+// so energy and forces do not change when atoms are moved by lattice vectors.
+TEST(AmoebaValence, PeriodicImagesGiveTheSameResult) {
+  const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");
+  const std::string xyz = reference("tinker-test-file/torsion/trpcage.xyz");
+  if (prm.empty() || xyz.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto dir = test::scratch_dir("amoeba-pbc");
+  ForceField ff = amoeba::load_tinker_force_field(valence_key(dir, prm));
+  Structure s = io::read_tinker_xyz(xyz);
+  s.box = Box::orthorhombic(30, 31, 32);
+  const Evaluation e = evaluate(ff, s, Backend::Cpu);
+  Structure moved = s;
+  for (std::size_t i = 0; i < s.size(); i += 2) moved.positions[i] = moved.positions[i] + Vec3{30, -31, 64};
+  const Evaluation m = evaluate(ff, moved, Backend::Cpu);
+  EXPECT_NEAR(m.energy, e.energy, 1e-10 * std::abs(e.energy));
+  for (std::size_t i = 0; i < s.size(); ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(m.forces[i][c], e.forces[i][c], 1e-9);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) EXPECT_NEAR(m.virial(a, b), e.virial(a, b), 1e-8);
+}
+
+// What the reader refuses, naming the file and line (or the key and the term).
+TEST(AmoebaInput, ErrorsNameFileLineAndTerm) {
+  const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");
+  if (prm.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto dir = test::scratch_dir("amoeba-errors");
+  auto message = [&](const std::string& text) -> std::string {
+    const std::string key = (dir / "bad.key").string();
+    std::ofstream(key) << text;
+    try {
+      amoeba::load_tinker_force_field(key);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string p = "parameters " + prm + "\n";
+  EXPECT_NE(message(p + "vdwterm none\nmpoleterm none\nspeling-mistake 3\n").find("bad.key:4: unknown keyword 'speling-mistake'"),
+            std::string::npos);
+  EXPECT_NE(message(p).find("not yet supported: Van der Waals"), std::string::npos);
+  EXPECT_NE(message(p + "vdwterm none\n").find("not yet supported: Atomic Multipoles"), std::string::npos);
+  EXPECT_NE(message(p + "bondterm only\nbond 1 2 x 1.4\n").find("bad.key:3: 'bond': expected a number for K, found 'x'"),
+            std::string::npos);
+  EXPECT_NE(message(p + "bondterm maybe\n").find("bad.key:2: 'bondterm': expected no value, NONE or ONLY"),
+            std::string::npos);
+  EXPECT_NE(message("bondterm only\n").find("no 'parameters' keyword"), std::string::npos);
+  EXPECT_NE(message("parameters nowhere\n").find("parameter file 'nowhere' not found"), std::string::npos);
+  EXPECT_NE(message(p + "bondterm only\nmultipole 1 2 4 -0.2\n 0.1 0 0.3\n").find("the file ends inside 'multipole'"),
+            std::string::npos);
+  // A structure with an atom type the parameters lack, and a bond listed by one atom only.
+  const std::string xyz = (dir / "bad.xyz").string();
+  std::ofstream(xyz) << "2 pair\n 1 N 0 0 0 999 2\n 2 C 1.4 0 0 2 1\n";
+  ForceField ff = amoeba::load_tinker_force_field(valence_key(dir, prm));
+  try {
+    evaluate(ff, io::read_tinker_xyz(xyz), Backend::Cpu);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("atom 1 has type '999'"), std::string::npos) << e.what();
+  }
+  std::ofstream(xyz) << "2 pair\n 1 N 0 0 0 1 2\n 2 C 1.4 0 0 2\n";
+  EXPECT_THROW(io::read_tinker_xyz(xyz), InputError);
+  std::ofstream(xyz) << "2 pair\n 1 N 0 0 0 1 2\n 2 C 1.4 0 0 2 1\n";
+  EXPECT_TRUE(io::is_tinker_xyz(xyz));
+  EXPECT_EQ(io::read_frames(xyz).front().topology.bonds.size(), 1u);
+}
+
 }  // namespace
 }  // namespace quasar
