@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -204,6 +205,32 @@ TEST(AmoebaValence, PeriodicImagesGiveTheSameResult) {
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(m.forces[i][c], e.forces[i][c], 1e-9);
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) EXPECT_NEAR(m.virial(a, b), e.virial(a, b), 1e-8);
+}
+
+// Vasopressin with AMOEBA-bio-2018 (anglep in-plane angles): each valence term of Tinker's energy
+// breakdown of the whole force field, by name.
+TEST(AmoebaValence, VasopressinTermsMatchTinkersBreakdown) {
+  const std::string dir = reference("tinker-test-file/vasopressin");
+  const std::string prm = reference("tinker-test-file/commit_6bd0b6fd/amoebabio18.prm");
+  if (dir.empty() || prm.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto scratch = test::scratch_dir("amoeba-vasopressin");
+  const std::string key = (scratch / "valence.key").string();
+  std::ofstream(key) << "parameters " << prm
+                     << "\nvdwterm none\nmpoleterm none\npolarizeterm none\nangtorterm none\nstrtorterm none\n";
+  ForceField ff = amoeba::load_tinker_force_field(key);
+  const Evaluation e = evaluate(ff, io::read_tinker_xyz(dir + "/vasopressin.xyz"), Backend::Cpu);
+  const std::map<std::string, double> want = {{"Bond Stretching", 15.2728}, {"Angle Bending", 30.6582},
+                                              {"Stretch-Bend", -0.3091},    {"Out-of-Plane Bend", 6.1337},
+                                              {"Torsional Angle", -1.7975}, {"Pi-Orbital Torsion", 3.1646},
+                                              {"Torsion-Torsion", -4.0656}};
+  std::size_t compared = 0;
+  for (const TermEnergy& t : e.terms) {
+    const std::string name = amoeba::tinker_term_name(t.name);
+    // Terms with parameters but no entries here (Urey-Bradley) are 0; Tinker does not list them.
+    EXPECT_NEAR(t.energy / kKcal, want.count(name) ? want.at(name) : 0.0, 0.6e-4) << name;
+    compared += want.count(name);
+  }
+  EXPECT_EQ(compared, want.size());
 }
 
 // What the reader refuses, naming the file and line (or the key and the term).

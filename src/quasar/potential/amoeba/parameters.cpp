@@ -82,13 +82,14 @@ TorTorGrid read_grid(const KeyRecord& r) {
   g.ny = whole(r, r.words[6], "the grid's second count", 2);
   const std::size_t n = static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny);
   std::vector<std::array<double, 3>> points;
+  std::vector<double> values;
   for (std::size_t k = 0; k < r.more.size(); ++k) {
-    const auto& w = r.more[k];
     KeyRecord at = r;
     at.line = r.more_lines[k];
-    if (w.size() != 3) at.fail("expected a grid point: two angles and a value");
-    points.push_back({number(at, w[0], "an angle"), number(at, w[1], "an angle"), number(at, w[2], "the value")});
+    for (const std::string& w : r.more[k]) values.push_back(number(at, w, "a grid point's angle or value"));
   }
+  if (values.size() != 3 * n) r.fail("expected " + std::to_string(n) + " grid points of two angles and a value");
+  for (std::size_t k = 0; k < n; ++k) points.push_back({values[3 * k], values[3 * k + 1], values[3 * k + 2]});
   for (const auto& p : points) {
     g.x.push_back(p[0]);
     g.y.push_back(p[1]);

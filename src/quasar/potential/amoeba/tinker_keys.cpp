@@ -42,20 +42,25 @@ const std::set<std::string>& keywords() {
   return k;
 }
 
-// Continuation lines a record takes: multipole 4, tortors nx * ny (0 when its counts are unread).
-std::size_t continuation_lines(const KeyRecord& r) {
-  if (r.keyword == "multipole") return 4;
+// What a record continues with: multipole 4 lines, tortors 3 nx ny numbers (grid points, any number
+// to a line); 0 when its counts cannot be read (its own check then fails).
+struct Continuation {
+  std::size_t count = 0;
+  bool numbers = false;  // count numbers rather than lines
+};
+Continuation continuation(const KeyRecord& r) {
+  if (r.keyword == "multipole") return {4, false};
   if (r.keyword == "tortors" && r.words.size() >= 7) {
     long nx = 0, ny = 0;
     try {
       nx = std::stol(r.words[5]);
       ny = std::stol(r.words[6]);
     } catch (const std::exception&) {
-      return 0;
+      return {};
     }
-    if (nx > 0 && ny > 0 && nx <= 360 && ny <= 360) return static_cast<std::size_t>(nx * ny);
+    if (nx > 0 && ny > 0 && nx <= 360 && ny <= 360) return {static_cast<std::size_t>(3 * nx * ny), true};
   }
-  return 0;
+  return {};
 }
 
 // Words of a line; text between double quotes is one word (atom descriptions).
@@ -99,23 +104,24 @@ std::vector<KeyRecord> read_keyword_file(const std::string& path, bool is_parame
   io::LineReader reader(path);
   std::vector<KeyRecord> records;
   std::string line;
-  std::size_t pending = 0;  // continuation lines the last record still takes
+  Continuation pending;  // what the last record still takes
   while (reader.next(line)) {
     const long number = reader.line_number();
     const std::vector<std::string> plain = io::split_words(line);
     if (plain.empty() || plain[0][0] == '#') continue;
     // Prose in a parameter file may hold any text (quotes included): a line is split by quotes only
     // once its first word is known to be a keyword or a continuation.
-    if (pending == 0 && is_parameter_file && !known_keyword(lower(plain[0]))) continue;
+    if (pending.count == 0 && is_parameter_file && !known_keyword(lower(plain[0]))) continue;
     std::vector<std::string> w = split_quoted(line, path, number);
-    if (pending > 0) {
+    if (pending.count > 0) {
       double v = 0;
-      if (!io::parse_finite(w[0], v))
+      const std::string unit = pending.numbers ? " more number(s)" : " more line(s) of numbers";
+      if (!io::parse_finite(w[0], v) || (pending.numbers && w.size() > pending.count))
         throw InputError(path, number, "'" + records.back().keyword + "' (line " + std::to_string(records.back().line) +
-                                           ") expects " + std::to_string(pending) + " more line(s) of numbers");
+                                           ") expects " + std::to_string(pending.count) + unit);
+      pending.count -= pending.numbers ? w.size() : 1;
       records.back().more.push_back(std::move(w));
       records.back().more_lines.push_back(number);
-      --pending;
       continue;
     }
     KeyRecord r;
@@ -125,13 +131,14 @@ std::vector<KeyRecord> read_keyword_file(const std::string& path, bool is_parame
     r.from_key = !is_parameter_file;
     if (!known_keyword(r.keyword)) throw InputError(path, number, "unknown keyword '" + w[0] + "'");
     r.words.assign(w.begin() + 1, w.end());
-    pending = continuation_lines(r);
+    pending = continuation(r);
     records.push_back(std::move(r));
   }
-  if (pending > 0)
+  if (pending.count > 0)
     throw InputError(path, reader.line_number(), "the file ends inside '" + records.back().keyword + "' (line " +
                                                      std::to_string(records.back().line) + "), " +
-                                                     std::to_string(pending) + " line(s) short");
+                                                     std::to_string(pending.count) +
+                                                     (pending.numbers ? " number(s) short" : " line(s) short"));
   return records;
 }
 

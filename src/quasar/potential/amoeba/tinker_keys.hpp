@@ -2,7 +2,8 @@
 // Tinker's keyword files: a .key and the .prm its `parameters` keyword names share one grammar.
 // Each line is a keyword (any case) and its values; blank lines and lines starting with '#' are
 // comments; `multipole` records continue on the next four lines (dipole, then the quadrupole's three
-// rows) and `tortors` records on one line per grid point. A .prm file also holds prose (titles,
+// rows) and `tortors` records with their grid points (two angles and a value each, any number to a
+// line). A .prm file also holds prose (titles,
 // literature references): there, as in Tinker, a line whose first word is no keyword is text. In a
 // .key file such a line is refused, naming the file and line.
 #include <string>
