@@ -15,7 +15,7 @@ std::string short_name(Term t) {
 
 AmoebaTerm::AmoebaTerm(std::shared_ptr<const Parameters> parameters, Term term)
     : parameters_(std::move(parameters)), term_(term) {
-  if (!is_valence_term(term)) throw Error(std::string("not yet supported: ") + term_name(term));
+  if (!is_valence_term(term) && term != Term::Vdw) throw Error(std::string("not yet supported: ") + term_name(term));
 }
 
 std::string AmoebaTerm::name() const { return short_name(term_); }
@@ -42,12 +42,17 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
     neighbours[static_cast<std::size_t>(e[0])].push_back(e[1]);
     neighbours[static_cast<std::size_t>(e[1])].push_back(e[0]);
   }
-  entries_ = valence_entries(p, types, neighbours);
+  if (term_ == Term::Vdw) vdw_ = vdw_system(p, types, neighbours);
+  else entries_ = valence_entries(p, types, neighbours);
   atoms_ = setup.atom_count;
   bound_ = true;
 }
 
-std::size_t AmoebaTerm::entries() const {
+long AmoebaTerm::entries() const {
+  return term_ == Term::Vdw ? -1 : static_cast<long>(valence_entries_count());
+}
+
+std::size_t AmoebaTerm::valence_entries_count() const {
   switch (term_) {
     case Term::Bond: return entries_.bonds.size();
     case Term::Angle: return entries_.angles.size();
@@ -68,7 +73,8 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
                 std::to_string(atoms.size()));
   if (atoms.backend() != Backend::Cpu)
     throw Error("amoeba " + name() + ": runs on the CPU only so far (use --device cpu)");
-  add_valence_term(term_, entries_, parameters_->header, atoms, req, out);
+  if (term_ == Term::Vdw) add_vdw(vdw_, atoms, req, out);
+  else add_valence_term(term_, entries_, parameters_->header, atoms, req, out);
 }
 
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {
@@ -79,8 +85,7 @@ ForceField load_tinker_force_field(const std::string& key_path, const std::strin
     Term term;
     bool present;
     const char* records;
-  } pending[] = {{Term::Vdw, !p->vdw.empty(), "vdw"},
-                 {Term::Multipole, !p->multipole_list.empty(), "multipole"},
+  } pending[] = {{Term::Multipole, !p->multipole_list.empty(), "multipole"},
                  {Term::Polarization, !p->polarize.empty(), "polarize"},
                  {Term::AngleTorsion, p->other_records.count("angtors") > 0, "angtors"},
                  {Term::StretchTorsion, p->other_records.count("strtors") > 0, "strtors"}};
@@ -95,7 +100,8 @@ ForceField load_tinker_force_field(const std::string& key_path, const std::strin
   } valence[] = {{Term::Bond, !p->bonds.empty()},         {Term::Angle, !p->angles.empty()},
                  {Term::StretchBend, !p->strbnds.empty()}, {Term::Urey, !p->ureys.empty()},
                  {Term::OutOfPlane, !p->opbends.empty()},  {Term::Torsion, !p->torsions.empty()},
-                 {Term::PiTorsion, !p->pitors.empty()},    {Term::TorsionTorsion, !p->tortors.empty()}};
+                 {Term::PiTorsion, !p->pitors.empty()},    {Term::TorsionTorsion, !p->tortors.empty()},
+                 {Term::Vdw, !p->vdw.empty()}};
   ForceField ff;
   for (const auto& t : valence)
     if (on(t.term) && t.present) ff.add(std::make_shared<AmoebaTerm>(p, t.term));

@@ -2,13 +2,15 @@
 // AMOEBA from Tinker's files as a force field: one term per energy term of Tinker's analyze (bond,
 // angle, ...), all sharing the parameters read from the .key and its .prm. A term binds to a
 // system whose type names are Tinker atom types ("231") and whose bonds are its connectivity
-// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms,
-// on the CPU in double; a force field whose key leaves other terms on is refused by name.
+// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms
+// and van der Waals (vdw_term.hpp), on the CPU in double; a force field whose key leaves other
+// terms on is refused by name.
 #include <memory>
 #include <string>
 
 #include "quasar/potential/amoeba/parameters.hpp"
 #include "quasar/potential/amoeba/valence_setup.hpp"
+#include "quasar/potential/amoeba/vdw_term.hpp"
 #include "quasar/potential/force_field.hpp"
 
 namespace quasar::amoeba {
@@ -24,20 +26,24 @@ class AmoebaTerm : public Potential {
   void bind(const SystemSetup& setup) override;
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
   Term term() const { return term_; }
-  // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them).
-  std::size_t entries() const;
+  // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
+  // -1 for a pair term, whose count depends on the positions.
+  long entries() const;
 
  private:
+  std::size_t valence_entries_count() const;
+
   std::shared_ptr<const Parameters> parameters_;
   Term term_;
   bool bound_ = false;
   std::size_t atoms_ = 0;
   ValenceEntries entries_;
+  VdwSystem vdw_;
 };
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose
-// records the parameters hold. Throws InputError "not yet supported: <term>" naming the key when a
-// term this build cannot compute yet (van der Waals, multipoles, polarization, angle- and
+// records the parameters hold, and van der Waals. Throws InputError "not yet supported: <term>"
+// naming the key when a term this build cannot compute yet (multipoles, polarization, angle- and
 // stretch-torsions) is on and has parameters: leaving it out would give a wrong total silently.
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file = "");
 

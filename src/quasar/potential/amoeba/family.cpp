@@ -18,9 +18,15 @@ void report(const ForceField& ff, const Evaluation& e, std::ostream& out) {
   for (std::size_t k = 0; k < e.terms.size(); ++k) {
     const auto* term = dynamic_cast<const AmoebaTerm*>(ff.terms()[k].potential.get());
     const std::string name = tinker_term_name(e.terms[k].name);
-    std::snprintf(line, sizeof line, " %-33s%14.4f%17zu\n", (name.empty() ? e.terms[k].name : name).c_str(),
-                  e.terms[k].energy / units::kcal_mol, term ? term->entries() : std::size_t{0});
+    const long count = term ? term->entries() : -1;
+    std::snprintf(line, sizeof line, " %-33s%14.4f", (name.empty() ? e.terms[k].name : name).c_str(),
+                  e.terms[k].energy / units::kcal_mol);
     out << line;
+    if (count >= 0) {
+      std::snprintf(line, sizeof line, "%17ld", count);
+      out << line;
+    }
+    out << "\n";
   }
 }
 
@@ -39,14 +45,14 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
       t.fail("term", e.what());
     }
   }
-  t.fail("term", "expected bond, angle, strbnd, urey, opbend, torsion, pitors or tortor, found '" + term + "'");
+  t.fail("term", "expected bond, angle, strbnd, urey, opbend, torsion, pitors, tortor or vdw, found '" + term + "'");
 }
 }  // namespace
 
 void register_family(PotentialRegistry& registry) {
   PotentialFamily f;
   f.name = "amoeba";
-  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): valence terms so far, CPU";
+  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): valence terms and vdW so far, CPU";
   f.capabilities.per_atom = true;
   f.from_config = from_config;
   f.model_extensions = {".key"};

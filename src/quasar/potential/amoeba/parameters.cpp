@@ -298,6 +298,9 @@ Parameters read_parameters(const KeyFile& files) {
       VdwRecord v{number(r, r.words[1], "the radius"), number(r, r.words[2], "epsilon"), 0};
       if (r.words.size() == 4) v.reduction = number(r, r.words[3], "the reduction factor");
       p.vdw[whole(r, r.words[0], "an atom class")] = v;
+    } else if (k == "vdwpr" || k == "vdwpair") {
+      need(r, 4, 4, k + " CLASS CLASS RADIUS EPSILON");
+      p.vdw_pairs[canonical(classes<2>(r))] = {number(r, r.words[2], "the radius"), number(r, r.words[3], "epsilon"), 0};
     } else if (k == "multipole") {
       int type = 0;
       const MultipoleRecord m = read_multipole(r, type);
@@ -308,7 +311,7 @@ Parameters read_parameters(const KeyFile& files) {
       PolarizeRecord q{number(r, r.words[1], "the polarizability"), number(r, r.words[2], "the Thole damping"), {}};
       for (std::size_t at = 3; at < r.words.size(); ++at) q.group.push_back(whole(r, r.words[at], "a group's atom type"));
       p.polarize[whole(r, r.words[0], "an atom type")] = q;
-    } else if (k == "vdwpr" || k == "vdwpair" || k == "polpair" || k == "angtors" || k == "strtors") {
+    } else if (k == "polpair" || k == "angtors" || k == "strtors") {
       p.other_records.emplace(k, r);
     } else if (k == "biotype" || k == "solute" || k == "parameters") {
       // biotypes name residues' atoms for building structures, solute radii belong to implicit

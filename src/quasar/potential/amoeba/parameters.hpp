@@ -88,10 +88,11 @@ struct Parameters {
   std::map<std::array<int, 2>, double> pitors;
   std::map<std::array<int, 5>, TorTorGrid> tortors;  // as given (matched forwards or backwards)
   std::map<int, VdwRecord> vdw;  // by class
+  std::map<std::array<int, 2>, VdwRecord> vdw_pairs;  // vdwpr / vdwpair: the pair's own R0 and epsilon
   std::map<int, MultipoleRecord> multipoles;  // by type (the first record of a type; frames by axes later)
   std::vector<std::pair<int, MultipoleRecord>> multipole_list;  // every record, in order
   std::map<int, PolarizeRecord> polarize;
-  // Records of terms this reader keeps only as present (vdwpr, polpair, angtors, strtors): keyword -> first record.
+  // Records of terms this reader keeps only as present (polpair, angtors, strtors): keyword -> first record.
   std::map<std::string, KeyRecord> other_records;
   // Term switches: on unless the key turns them off (`bondterm none`, `vdwterm only`).
   std::array<bool, kTerms> term_on{};
