@@ -303,6 +303,26 @@ TEST(AmoebaVdw, ForcesAndVirialAreDerivativesOfTheEnergy) {
   }
 }
 
+// The 648-water box of Tinker's liquid-water example (water03, the key's cell, vdW cutoff 9 Å with
+// its taper): bond, angle, Urey-Bradley and van der Waals as Tinker's log reports them.
+TEST(AmoebaVdw, LiquidWaterComponentsMatchTinker) {
+  const std::string xyz = reference("liquid-water/liquid.amoeba");
+  const std::string prm = reference("params/water03.prm");
+  if (xyz.empty() || prm.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto scratch = test::scratch_dir("amoeba-liquid");
+  const std::string key = (scratch / "liquid.key").string();
+  std::ofstream(key) << "parameters " << prm << "\na-axis 18.643\nvdw-cutoff 9.0\nmpoleterm none\npolarizeterm none\n";
+  ForceField ff = amoeba::load_tinker_force_field(key);
+  const Evaluation e = evaluate(ff, io::read_frames(xyz).front(), Backend::Cpu);
+  const std::map<std::string, double> want = {{"Bond Stretching", 166.8264},
+                                              {"Angle Bending", 88.3871},
+                                              {"Urey-Bradley", -4.6546},
+                                              {"Van der Waals", 961.4154}};
+  ASSERT_EQ(e.terms.size(), want.size());
+  for (const TermEnergy& t : e.terms)
+    EXPECT_NEAR(t.energy / kKcal, want.at(amoeba::tinker_term_name(t.name)), 0.6e-4) << t.name;
+}
+
 // What the reader refuses, naming the file and line (or the key and the term).
 TEST(AmoebaInput, ErrorsNameFileLineAndTerm) {
   const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");

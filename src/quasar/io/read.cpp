@@ -36,7 +36,8 @@ std::string structure_format(const std::string& path, const std::string& format)
   if (ends_with(path, ".xyz") || ends_with(path, ".extxyz")) return "extxyz";
   if (ends_with(path, ".data") || ends_with(path, ".lmp") || ends_with(path, ".lammps")) return "lammps-data";
   if (ends_with(path, ".dump") || ends_with(path, ".lammpstrj")) return "lammps-dump";
-  throw InputError(path, 0, "cannot tell the format from the file name; give the format: extxyz, lammps-data or lammps-dump");
+  if (is_tinker_xyz(path)) return "tinker";  // Tinker's coordinates go by any name (.xyz, .amoeba, .001)
+  throw InputError(path, 0, "cannot tell the format from the file name; give the format: extxyz, lammps-data, lammps-dump or tinker");
 }
 
 namespace {
