@@ -321,6 +321,14 @@ TEST(AmoebaVdw, LiquidWaterComponentsMatchTinker) {
   ASSERT_EQ(e.terms.size(), want.size());
   for (const TermEnergy& t : e.terms)
     EXPECT_NEAR(t.energy / kKcal, want.at(amoeba::tinker_term_name(t.name)), 0.6e-4) << t.name;
+  // The key's cell applies to every term: molecules cut by wrapping the atoms into it are whole again.
+  Structure wrapped = io::read_frames(xyz).front();
+  for (Vec3& r : wrapped.positions)
+    for (int c = 0; c < 3; ++c) r[c] -= 18.643 * std::floor(r[c] / 18.643);
+  const Evaluation w = evaluate(ff, wrapped, Backend::Cpu);
+  EXPECT_NEAR(w.energy, e.energy, 1e-10 * std::abs(e.energy));
+  for (std::size_t i = 0; i < w.forces.size(); ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(w.forces[i][c], e.forces[i][c], 1e-9);
 }
 
 // What the reader refuses, naming the file and line (or the key and the term).

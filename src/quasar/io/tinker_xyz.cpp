@@ -20,16 +20,15 @@ bool all_numbers(const std::vector<std::string>& w) {
   double v = 0;
   return std::all_of(w.begin(), w.end(), [&](const std::string& s) { return parse_finite(s, v); });
 }
-// The cell of lengths a, b, c and angles alpha, beta, gamma (degrees): a along x, b in the xy plane.
-Box box_of_lengths_angles(const double c[6]) {
+}  // namespace
+
+Box tinker_cell(const double c[6]) {
   const double deg = M_PI / 180;
   const double ca = std::cos(c[3] * deg), cb = std::cos(c[4] * deg), cg = std::cos(c[5] * deg), sg = std::sin(c[5] * deg);
   const double cx = cb, cy = (ca - cb * cg) / sg, cz2 = 1 - cx * cx - cy * cy;
   if (!(cz2 > 0)) throw Error("the box angles do not make a cell");
   return Box::from_matrix({{{c[0], 0, 0}, {c[1] * cg, c[1] * sg, 0}, {c[2] * cx, c[2] * cy, c[2] * std::sqrt(cz2)}}});
 }
-}  // namespace
-
 bool is_tinker_xyz(const std::string& path) {
   std::ifstream in(path);
   std::string first, second;
@@ -70,7 +69,7 @@ Structure read_tinker_xyz(const std::string& path) {
       for (int k = 3; k < 6; ++k)
         if (!(c[k] > 0 && c[k] < 180)) r.fail("the box angles must lie between 0 and 180 degrees");
       try {
-        s.box = box_of_lengths_angles(c);
+        s.box = tinker_cell(c);
       } catch (const Error& e) {
         r.fail(e.what());
       }

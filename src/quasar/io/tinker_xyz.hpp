@@ -17,5 +17,8 @@ Structure read_tinker_xyz(const std::string& path);
 // Whether a .xyz file is Tinker's rather than extended XYZ: its first line holds the count followed
 // by a title, or its second line is an atom record (index, name, three numbers, a type).
 bool is_tinker_xyz(const std::string& path);
+// The periodic cell of lengths a, b, c (Å) and angles alpha, beta, gamma (degrees) as Tinker builds
+// it: a along x, b in the xy plane. Throws Error for angles that make no cell.
+Box tinker_cell(const double lengths_angles[6]);
 
 }  // namespace quasar::io

@@ -73,8 +73,15 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
                 std::to_string(atoms.size()));
   if (atoms.backend() != Backend::Cpu)
     throw Error("amoeba " + name() + ": runs on the CPU only so far (use --device cpu)");
-  if (term_ == Term::Vdw) add_vdw(vdw_, atoms, req, out);
-  else add_valence_term(term_, entries_, parameters_->header, atoms, req, out);
+  // A structure without a cell takes the key's, as Tinker does.
+  AtomsRef a = atoms.ref();
+  const bool periodic = a.box.periodic[0] || a.box.periodic[1] || a.box.periodic[2];
+  if (!periodic && parameters_->cell) {
+    if (a.system) throw Error("amoeba " + name() + ": a key's cell applies to one system, not to a batch");
+    a.box = *parameters_->cell;
+  }
+  if (term_ == Term::Vdw) add_vdw(vdw_, a, req, out);
+  else add_valence_term(term_, entries_, parameters_->header, a, req, out);
 }
 
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {

@@ -5,6 +5,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
+#include "quasar/io/tinker_xyz.hpp"
 
 namespace quasar::amoeba {
 
@@ -320,6 +321,27 @@ Parameters read_parameters(const KeyFile& files) {
       // Key settings kept by keyword (cutoffs, Ewald, the cell, vdW and polarization rules): each
       // term that uses one reads it; settings of runs and output are kept and ignored.
       h.settings[k] = io::join(r.words);
+    }
+  }
+  if (const auto a = h.settings.find("a-axis"); a != h.settings.end()) {
+    const KeyRecord* where = nullptr;
+    for (const KeyRecord& r : files.records)
+      if (r.keyword == "a-axis") where = &r;
+    auto value = [&](const char* key, double fallback) {
+      const auto it = h.settings.find(key);
+      if (it == h.settings.end()) return fallback;
+      double v = 0;
+      if (!io::parse_finite(it->second, v) || !(v > 0)) where->fail(std::string("'") + key + "' must be a positive number");
+      return v;
+    };
+    const double len = value("a-axis", 0);
+    const double c[6] = {len, value("b-axis", len), value("c-axis", len), value("alpha", 90), value("beta", 90),
+                         value("gamma", 90)};
+    if (!(c[3] < 180 && c[4] < 180 && c[5] < 180)) where->fail("the cell's angles must lie between 0 and 180 degrees");
+    try {
+      p.cell = io::tinker_cell(c);
+    } catch (const Error& e) {
+      where->fail(e.what());
     }
   }
   return p;

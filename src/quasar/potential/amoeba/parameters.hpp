@@ -6,9 +6,11 @@
 // the same tuple replaces an earlier one, so that a key file overrides its parameter file.
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "quasar/core/box.hpp"
 #include "quasar/potential/amoeba/tinker_keys.hpp"
 
 namespace quasar::amoeba {
@@ -96,6 +98,9 @@ struct Parameters {
   std::map<std::string, KeyRecord> other_records;
   // Term switches: on unless the key turns them off (`bondterm none`, `vdwterm only`).
   std::array<bool, kTerms> term_on{};
+  // The periodic cell the key gives (a-axis, b-axis, c-axis, alpha, beta, gamma; b and c default to
+  // a, the angles to 90), which applies where the structure has none.
+  std::optional<Box> cell;
 
   const AtomTypeRecord& atom(int type, const std::string& where) const;
 };

@@ -109,9 +109,8 @@ T bicubic(const TorTorGrid& g, const T& x, const T& y) {
 
 bool is_valence_term(Term term) { return static_cast<int>(term) <= static_cast<int>(Term::TorsionTorsion); }
 
-void add_valence_term(Term term, const ValenceEntries& v, const ForceFieldHeader& h, AtomState& atoms,
+void add_valence_term(Term term, const ValenceEntries& v, const ForceFieldHeader& h, const AtomsRef& a,
                       const ComputeRequest& req, ForceOutput& out) {
-  const AtomsRef a = atoms.ref();
   double s[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   switch (term) {
     case Term::Bond:

@@ -11,7 +11,8 @@ namespace quasar::amoeba {
 // Adds one valence term's forces to the atoms, its energy and virial (W_ab = sum r_a f_b) to
 // out.term_totals() and, with req.per_atom, an equal share of both to each atom of an entry.
 // Entries hold input indices; atoms may be spatially sorted and periodic (nearest images).
-void add_valence_term(Term term, const ValenceEntries& entries, const ForceFieldHeader& header, AtomState& atoms,
+// `a` is the atoms' view, whose cell may be the key's (amoeba_term.cpp).
+void add_valence_term(Term term, const ValenceEntries& entries, const ForceFieldHeader& header, const AtomsRef& a,
                       const ComputeRequest& req, ForceOutput& out);
 
 // Whether this reference computes the term.

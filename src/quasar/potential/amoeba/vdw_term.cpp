@@ -118,22 +118,13 @@ VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const s
   v.cutoff = number_setting(p, "vdw-cutoff", number_setting(p, "cutoff", 9.0));
   const double taper = number_setting(p, "vdw-taper", number_setting(p, "taper", 0.9));
   v.taper = taper < 1 ? taper * v.cutoff : std::min(taper, v.cutoff);
-  if (p.header.settings.count("a-axis")) {
-    const double a = number_setting(p, "a-axis", 0), b = number_setting(p, "b-axis", a), c = number_setting(p, "c-axis", a);
-    const double al = number_setting(p, "alpha", 90), be = number_setting(p, "beta", 90), ga = number_setting(p, "gamma", 90);
-    if (al != 90 || be != 90 || ga != 90) throw InputError(p.key_path, 0, "not yet supported: a key's cell that is not orthorhombic");
-    v.key_cell = true;
-    v.cell = Box::orthorhombic(a, b, c);
-  }
   return v;
 }
 
-void add_vdw(const VdwSystem& v, AtomState& atoms, const ComputeRequest& req, ForceOutput& out) {
-  const AtomsRef a = atoms.ref();
+void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out) {
   const std::size_t n = v.cls.size();
-  const Box& own = a.box;
-  const bool periodic = v.key_cell || own.periodic[0] || own.periodic[1] || own.periodic[2];
-  const Box& cell = (own.periodic[0] || own.periodic[1] || own.periodic[2]) ? own : v.cell;
+  const Box& cell = a.box;
+  const bool periodic = cell.periodic[0] || cell.periodic[1] || cell.periodic[2];
   // Sites, by input index.
   std::vector<Vec3> site(n);
   auto position = [&](int input) {
@@ -145,7 +136,7 @@ void add_vdw(const VdwSystem& v, AtomState& atoms, const ComputeRequest& req, Fo
     const Vec3 s = d * cell.hinv;
     int m[3] = {0, 0, 0};
     for (int c = 0; c < 3; ++c)
-      if (cell.periodic[c] || v.key_cell) m[c] = static_cast<int>(std::rint(s[c]));
+      if (cell.periodic[c]) m[c] = static_cast<int>(std::rint(s[c]));
     return d - cell.shift(m[0], m[1], m[2]);
   };
   for (std::size_t i = 0; i < n; ++i) {

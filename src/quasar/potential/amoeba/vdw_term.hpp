@@ -5,7 +5,7 @@
 // mean; a hydrogen's site lies on its bond, moved toward its one neighbour by the reduction factor,
 // and its force goes back to the two atoms in the same proportion. Pairs bonded 1-2 and 1-3 take the
 // vdw-1N-scale factors (0 in AMOEBA). Without a cell every pair counts, as in Tinker; in a periodic
-// cell (the structure's or the key's a-axis ...) pairs take their nearest image within vdw-cutoff
+// cell pairs take their nearest image within vdw-cutoff
 // (9 Å by default) and the energy is switched off by a fifth-order taper from vdw-taper (0.9 of
 // the cutoff). The CPU reference, in double, over all pairs.
 #include <array>
@@ -27,8 +27,6 @@ struct VdwSystem {
   std::vector<double> special_scale;
   int classes = 0;
   std::vector<double> r0, eps;  // per pair of classes (classes x classes)
-  bool key_cell = false;        // the key gives the cell (a-axis ...)
-  Box cell;                     // the key's cell
   double cutoff = 9.0, taper = 0.9 * 9.0;  // Å, used in a periodic cell
 };
 
@@ -36,7 +34,8 @@ struct VdwSystem {
 // long-range correction, soft-core lambda) and the per-atom data. Throws InputError naming the key.
 VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const std::vector<std::vector<int>>& neighbours);
 
-// Adds forces, energy and virial (and per-atom halves of each pair's) as add_valence_term does.
-void add_vdw(const VdwSystem& v, AtomState& atoms, const ComputeRequest& req, ForceOutput& out);
+// Adds forces, energy and virial (and per-atom halves of each pair's) as add_valence_term does;
+// `a` is the atoms' view, whose cell may be the key's (amoeba_term.cpp).
+void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out);
 
 }  // namespace quasar::amoeba
