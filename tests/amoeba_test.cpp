@@ -179,6 +179,18 @@ TEST(AmoebaValence, ForcesAndVirialAreDerivativesOfTheEnergy) {
       const double fd = -(energy(plus) - energy(minus)) / (2 * h);
       EXPECT_NEAR(e.virial(a, b), fd, 1e-6 * std::max(1.0, std::abs(fd))) << "virial " << a << b;
     }
+  // Per-atom energies and virials add up to the totals.
+  const Evaluation pa = evaluate(ff, s, Backend::Cpu, true);
+  double atom_sum = 0;
+  Mat3 virial_sum{};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    atom_sum += pa.atom_energy[i];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) virial_sum(a, b) += pa.atom_virial[i](a, b);
+  }
+  EXPECT_NEAR(atom_sum, e.energy, 1e-10 * std::abs(e.energy));
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) EXPECT_NEAR(virial_sum(a, b), e.virial(a, b), 1e-10);
   // The terms add up to the total, each under its name.
   double sum = 0;
   for (const TermEnergy& t : e.terms) sum += t.energy;
@@ -271,7 +283,10 @@ TEST(AmoebaVdw, ForcesAndVirialAreDerivativesOfTheEnergy) {
     ForceField ff = amoeba::load_tinker_force_field(key);
     Structure s = io::read_tinker_xyz(water);
     if (periodic) s.box = Box::orthorhombic(14, 15, 16);
-    const Evaluation e = evaluate(ff, s, Backend::Cpu);
+    const Evaluation e = evaluate(ff, s, Backend::Cpu, true);
+    double atom_sum = 0;
+    for (double x : e.atom_energy) atom_sum += x;
+    EXPECT_NEAR(atom_sum, e.energy, 1e-12);
     auto energy = [&](const Structure& t) { return evaluate(ff, t, Backend::Cpu).energy; };
     const double h = 1e-5;
     for (std::size_t i = 0; i < s.size(); ++i)
