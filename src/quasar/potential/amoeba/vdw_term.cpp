@@ -64,33 +64,36 @@ VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const s
     if (it == p.vdw.end())
       throw InputError(p.parameter_path, 0, "no vdw parameters for atom " + std::to_string(i + 1) + " (class " + std::to_string(c) + ")");
     v.cls.push_back(c);
-    v.classes = std::max(v.classes, c + 1);
     const bool reduced = it->second.reduction != 0 && nb[i].size() == 1;
     v.parent.push_back(reduced ? nb[i][0] : static_cast<int>(i));
     v.reduction.push_back(reduced ? it->second.reduction : 0.0);
   }
-  // Pair parameters by class: the combining rules, or a pair record's own values.
-  const std::size_t nc = static_cast<std::size_t>(v.classes);
+  // Pair parameters by class, over the classes the system uses (compact indices): the combining
+  // rules, or a pair record's own values (its R0 as written: the pair's, not an atom's size).
+  std::vector<int> used(v.cls);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  for (int& c : v.cls) c = static_cast<int>(std::lower_bound(used.begin(), used.end(), c) - used.begin());
+  const std::size_t nc = used.size();
+  v.classes = static_cast<int>(nc);
   v.r0.assign(nc * nc, 0);
   v.eps.assign(nc * nc, 0);
-  for (const auto& [ci, a] : p.vdw)
-    for (const auto& [ck, b] : p.vdw) {
-      if (static_cast<std::size_t>(std::max(ci, ck)) >= nc) continue;
+  for (std::size_t x = 0; x < nc; ++x)
+    for (std::size_t y = 0; y < nc; ++y) {
+      const VdwRecord& a = p.vdw.at(used[x]);
+      const VdwRecord& b = p.vdw.at(used[y]);
       const double ri = diameter ? a.radius / 2 : a.radius, rk = diameter ? b.radius / 2 : b.radius;
       const double ei = a.epsilon, ek = b.epsilon;
-      const std::size_t k = static_cast<std::size_t>(ci) * nc + static_cast<std::size_t>(ck);
-      v.r0[k] = ri + rk > 0 ? 2 * (ri * ri * ri + rk * rk * rk) / (ri * ri + rk * rk) : 0;
-      v.eps[k] = ei + ek > 0 ? 4 * ei * ek / ((std::sqrt(ei) + std::sqrt(ek)) * (std::sqrt(ei) + std::sqrt(ek))) : 0;
+      double& r0 = v.r0[x * nc + y];
+      double& eps = v.eps[x * nc + y];
+      r0 = ri * ri + rk * rk > 0 ? 2 * (ri * ri * ri + rk * rk * rk) / (ri * ri + rk * rk) : 0;
+      eps = ei + ek > 0 ? 4 * ei * ek / ((std::sqrt(ei) + std::sqrt(ek)) * (std::sqrt(ei) + std::sqrt(ek))) : 0;
+      const std::array<int, 2> pair{std::min(used[x], used[y]), std::max(used[x], used[y])};
+      if (const auto pr = p.vdw_pairs.find(pair); pr != p.vdw_pairs.end()) {
+        r0 = pr->second.radius;
+        eps = pr->second.epsilon;
+      }
     }
-  // Pair records give the pair's R0 (as written: it is the pair's, not an atom's size) and epsilon.
-  for (const auto& [pair, rec] : p.vdw_pairs) {
-    if (static_cast<std::size_t>(std::max(pair[0], pair[1])) >= nc) continue;
-    for (const std::size_t k : {static_cast<std::size_t>(pair[0]) * nc + static_cast<std::size_t>(pair[1]),
-                                static_cast<std::size_t>(pair[1]) * nc + static_cast<std::size_t>(pair[0])}) {
-      v.r0[k] = rec.radius;
-      v.eps[k] = rec.epsilon;
-    }
-  }
   // 1-2 and 1-3 partners (1-4 too when its scale is not 1), from the bonds.
   v.special_offset.push_back(0);
   for (std::size_t i = 0; i < n; ++i) {

@@ -22,11 +22,11 @@ namespace quasar::amoeba {
 struct VdwSystem {
   std::vector<int> parent;        // the atom whose bond carries each atom's site (itself: none)
   std::vector<double> reduction;  // site = parent + reduction (atom - parent); 0: the atom itself
-  std::vector<int> cls;           // vdW class per atom
+  std::vector<int> cls;           // per atom, its vdW class's index among the classes the system uses
   std::vector<int> special_offset, special_partner;  // 1-2 and 1-3 partners with their scale
   std::vector<double> special_scale;
-  int classes = 0;
-  std::vector<double> r0, eps;  // per pair of classes (classes x classes)
+  int classes = 0;                // the classes the system uses
+  std::vector<double> r0, eps;    // per pair of them (classes x classes)
   double cutoff = 9.0, taper = 0.9 * 9.0;  // Å, used in a periodic cell
 };
 
