@@ -27,6 +27,7 @@ constexpr double kKcal = units::kcal_mol;
 // Tinker's analyze/testgrad output: the total, the internal virial and the gradient of each atom.
 struct TinkerReference {
   double energy = 0;
+  long count = -1;  // the interactions of the one term (EngCnt)
   double virial[9] = {};
   std::vector<Vec3> gradient;  // kcal/mol/Å
 };
@@ -48,6 +49,8 @@ TinkerReference read_reference(const std::string& path) {
         std::istringstream next(line);
         next >> r.virial[3 * k] >> r.virial[3 * k + 1] >> r.virial[3 * k + 2];
       }
+    } else if (first == "EngCnt") {
+      r.count = std::stol(line.substr(line.find_last_of(' ') + 1));
     } else if (first == "Anlyt") {
       long atom = 0;
       Vec3 g;
@@ -66,12 +69,14 @@ struct Result {
   double energy;
   std::vector<Vec3> gradient;
   double virial[9];
+  long count;  // the entries of the force field's one term (-1 for several)
 };
 Result evaluate_key(const std::string& key, const std::string& xyz, const std::string& prm = "") {
   ForceField ff = amoeba::load_tinker_force_field(key, prm);
   const Structure s = io::read_tinker_xyz(xyz);
   const Evaluation e = evaluate(ff, s, Backend::Cpu);
-  Result r{e.energy / kKcal, {}, {}};
+  const auto* term = dynamic_cast<const amoeba::AmoebaTerm*>(ff.terms().front().potential.get());
+  Result r{e.energy / kKcal, {}, {}, ff.size() == 1 && term ? term->entries() : -1};
   for (const Vec3& f : e.forces) r.gradient.push_back(f * (-1.0 / kKcal));
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) r.virial[3 * a + b] = -e.virial(a, b) / kKcal;
@@ -118,6 +123,7 @@ TEST_P(TinkerValence, MatchesTinker) {
   const Result got = evaluate_key(dir + "/" + c.key, dir + "/" + c.xyz, prm);
   const TinkerReference want = read_reference(reference(std::string("tinker-test-ref/") + c.ref));
   expect_matches(got, want, 0.6e-4, 0.6e-4, 0.6e-3, c.virial_diagonal_only);
+  EXPECT_EQ(got.count, want.count) << "the interactions Tinker counts";
 }
 
 INSTANTIATE_TEST_SUITE_P(
