@@ -1,5 +1,7 @@
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 
+#include <cmath>
+
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
 #include "quasar/potential/amoeba/valence_terms.hpp"
@@ -28,7 +30,7 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
   for (std::size_t i = 0; i < setup.atom_count; ++i) {
     const std::string& name = setup.type_names[static_cast<std::size_t>(setup.atom_types[i])];
     double v = 0;
-    if (!io::parse_finite(name, v) || v != static_cast<int>(v) || v < 1 || !p.atoms.count(static_cast<int>(v)))
+    if (!io::parse_finite(name, v) || !(v >= 1 && v <= 1e6) || v != std::floor(v) || !p.atoms.count(static_cast<int>(v)))
       throw InputError(p.parameter_path, 0, "atom " + std::to_string(i + 1) + " has type '" + name +
                                                 "', which is no atom type of this parameter file");
     types[i] = static_cast<int>(v);
