@@ -337,6 +337,9 @@ TEST(AmoebaVdw, LiquidWaterComponentsMatchTinker) {
   ASSERT_EQ(e.terms.size(), want.size());
   for (const TermEnergy& t : e.terms)
     EXPECT_NEAR(t.energy / kKcal, want.at(amoeba::tinker_term_name(t.name)), 0.6e-4) << t.name;
+  const auto* vdw = dynamic_cast<const amoeba::AmoebaTerm*>(ff.terms().back().potential.get());
+  ASSERT_NE(vdw, nullptr);
+  EXPECT_EQ(vdw->entries(), 97948) << "the pairs within the cutoff, as Tinker counts them";
   // The key's cell applies to every term: molecules cut by wrapping the atoms into it are whole again.
   Structure wrapped = io::read_frames(xyz).front();
   for (Vec3& r : wrapped.positions)

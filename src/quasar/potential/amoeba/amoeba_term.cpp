@@ -44,6 +44,7 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
     neighbours[static_cast<std::size_t>(e[0])].push_back(e[1]);
     neighbours[static_cast<std::size_t>(e[1])].push_back(e[0]);
   }
+  vdw_pairs_ = -1;
   if (term_ == Term::Vdw) vdw_ = vdw_system(p, types, neighbours);
   else entries_ = valence_entries(p, types, neighbours);
   atoms_ = setup.atom_count;
@@ -51,7 +52,7 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
 }
 
 long AmoebaTerm::entries() const {
-  return term_ == Term::Vdw ? -1 : static_cast<long>(valence_entries_count());
+  return term_ == Term::Vdw ? vdw_pairs_ : static_cast<long>(valence_entries_count());
 }
 
 std::size_t AmoebaTerm::valence_entries_count() const {
@@ -82,7 +83,7 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
     if (a.system) throw Error("amoeba " + name() + ": a key's cell applies to one system, not to a batch");
     a.box = *parameters_->cell;
   }
-  if (term_ == Term::Vdw) add_vdw(vdw_, a, req, out);
+  if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
   else add_valence_term(term_, entries_, parameters_->header, a, req, out);
 }
 

@@ -27,7 +27,7 @@ class AmoebaTerm : public Potential {
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
   Term term() const { return term_; }
   // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
-  // -1 for a pair term, whose count depends on the positions.
+  // for van der Waals, the pairs that interacted in the last evaluation (-1 before one).
   long entries() const;
 
  private:
@@ -39,6 +39,7 @@ class AmoebaTerm : public Potential {
   std::size_t atoms_ = 0;
   ValenceEntries entries_;
   VdwSystem vdw_;
+  long vdw_pairs_ = -1;
 };
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose

@@ -124,7 +124,7 @@ VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const s
   return v;
 }
 
-void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out) {
+long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out) {
   const std::size_t n = v.cls.size();
   const Box& cell = a.box;
   const bool periodic = cell.periodic[0] || cell.periodic[1] || cell.periodic[2];
@@ -150,6 +150,7 @@ void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
   std::vector<Vec3> grad(n);
   std::vector<double> scale(n, 1.0);
   double energy = 0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  long pairs = 0;
   std::vector<double> pair_energy(req.per_atom ? n : 0), pair_virial(req.per_atom ? 9 * n : 0);
   const double cut2 = v.cutoff * v.cutoff, span = v.cutoff - v.taper;
   for (std::size_t i = 0; i < n; ++i) {
@@ -174,6 +175,7 @@ void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
         e *= sw;
       }
       energy += e;
+      ++pairs;
       const Vec3 g = d * (de / r);  // dE/d(site k) = -dE/d(site i)
       grad[k] = grad[k] + g;
       grad[i] = grad[i] - g;
@@ -220,6 +222,7 @@ void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
       for (std::size_t c = 0; c < 9; ++c) out.atom_virial[c * n + at] += unit * pair_virial[9 * i + c];
     }
   }
+  return pairs;
 }
 
 }  // namespace quasar::amoeba

@@ -35,7 +35,8 @@ struct VdwSystem {
 VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const std::vector<std::vector<int>>& neighbours);
 
 // Adds forces, energy and virial (and per-atom halves of each pair's) as add_valence_term does;
-// `a` is the atoms' view, whose cell may be the key's (amoeba_term.cpp).
-void add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out);
+// `a` is the atoms' view, whose cell may be the key's (amoeba_term.cpp). Returns the number of
+// pairs that interacted (Tinker's count).
+long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out);
 
 }  // namespace quasar::amoeba
