@@ -17,6 +17,7 @@
 #include "quasar/io/tinker_xyz.hpp"
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 #include "quasar/potential/evaluate.hpp"
+#include "quasar/potential/registry.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -393,6 +394,26 @@ TEST(AmoebaInput, ErrorsNameFileLineAndTerm) {
   std::ofstream(xyz) << "2 pair\n 1 N 0 0 0 1 2\n 2 C 1.4 0 0 2 1\n";
   EXPECT_TRUE(io::is_tinker_xyz(xyz));
   EXPECT_EQ(io::read_frames(xyz).front().topology.bonds.size(), 1u);
+}
+
+// A term from an input file's [potential] table (key, term), and a wrong term named at its key.
+TEST(AmoebaInput, TermFromAPotentialTable) {
+  const std::string dir = reference("tinker-test-file/bond");
+  if (dir.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const auto scratch = test::scratch_dir("amoeba-toml");
+  const std::string toml = (scratch / "bond.toml").string();
+  std::ofstream(toml) << "[[potential]]\ntype = \"amoeba\"\nkey = \"" << dir << "/trpcage.key\"\nterm = \"bond\"\n";
+  ForceField ff = load_force_field(toml);
+  const Evaluation e = evaluate(ff, io::read_tinker_xyz(dir + "/trpcage.xyz"), Backend::Cpu);
+  EXPECT_NEAR(e.energy / kKcal, 19.4715, 0.6e-4);
+  std::ofstream(toml) << "[[potential]]\ntype = \"amoeba\"\nkey = \"" << dir << "/trpcage.key\"\nterm = \"mpole\"\n";
+  try {
+    load_force_field(toml);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("'potential[0].term': not yet supported: Atomic Multipoles"), std::string::npos)
+        << err.what();
+  }
 }
 
 }  // namespace
