@@ -26,6 +26,7 @@ class AmoebaTerm : public Potential {
   void bind(const SystemSetup& setup) override;
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
   Term term() const { return term_; }
+  const Parameters& parameters() const { return *parameters_; }
   // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
   // for van der Waals, the pairs that interacted in the last evaluation (-1 before one).
   long entries() const;

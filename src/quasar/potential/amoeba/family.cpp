@@ -11,16 +11,26 @@ namespace quasar::amoeba {
 
 namespace {
 // Tinker's analyze: the total and each term in kcal/mol with its number of interactions.
+// The key's `digits` (4, 6 or 8 decimals) as Tinker honours it.
 void report(const ForceField& ff, const Evaluation& e, std::ostream& out) {
+  int digits = 4;
+  if (const auto* first = dynamic_cast<const AmoebaTerm*>(ff.terms().front().potential.get())) {
+    const auto& settings = first->parameters().header.settings;
+    if (const auto it = settings.find("digits"); it != settings.end()) {
+      if (it->second == "6") digits = 6;
+      if (it->second == "8") digits = 8;
+    }
+  }
   char line[160];
-  std::snprintf(line, sizeof line, " Total Potential Energy :%24.4f Kcal/mole\n\n", e.energy / units::kcal_mol);
+  std::snprintf(line, sizeof line, " Total Potential Energy :%*.*f Kcal/mole\n\n", 20 + digits, digits,
+                e.energy / units::kcal_mol);
   out << line << " Energy Component Breakdown :           Kcal/mole        Interactions\n\n";
   for (std::size_t k = 0; k < e.terms.size(); ++k) {
     const auto* term = dynamic_cast<const AmoebaTerm*>(ff.terms()[k].potential.get());
     const std::string name = tinker_term_name(e.terms[k].name);
     const long count = term ? term->entries() : -1;
-    std::snprintf(line, sizeof line, " %-33s%14.4f", (name.empty() ? e.terms[k].name : name).c_str(),
-                  e.terms[k].energy / units::kcal_mol);
+    std::snprintf(line, sizeof line, " %-33s%*.*f", (name.empty() ? e.terms[k].name : name).c_str(), 10 + digits,
+                  digits, e.terms[k].energy / units::kcal_mol);
     out << line;
     if (count >= 0) {
       std::snprintf(line, sizeof line, "%17ld", count);
