@@ -198,6 +198,7 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   p.wtol = 0;
   DataSet set = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
   shepard::FittedSettings s;
+  s.window = 0;  // every point counts
   const shepard::FittedLengths fit = shepard::fitted_confidence(set, s);
   std::vector<double> lengths;
   for (const auto& q : set.points) {
@@ -215,6 +216,22 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   test::print_measured("fitted exponent", fit.exponent);
   EXPECT_NEAR(fit.leave_one_out_rms, direct, 1e-10 * direct);
   EXPECT_LE(direct, best_constant * 1.01);  // the grid's scales are 2^(1/8) apart; the direct scan's 1.05
+  // Within an energy window: the RMS over the points in it only.
+  double lowest = 1e300;
+  for (const auto& q : set.points) lowest = std::min(lowest, q.energy);
+  std::vector<double> energies;
+  for (const auto& q : set.points) energies.push_back(q.energy - lowest);
+  std::sort(energies.begin(), energies.end());
+  s.window = 0.5 * (energies[11] + energies[12]);  // 12 of the 16
+  const shepard::FittedLengths windowed = shepard::fitted_confidence(set, s);
+  EXPECT_EQ(windowed.counted, 12);
+  lengths.clear();
+  for (const auto& q : set.points) lengths.push_back(q.confidence[0]);
+  const std::vector<double> all = leave_one_out_directly(set, lengths);
+  std::vector<double> within;
+  for (std::size_t j = 0; j < all.size(); ++j)
+    if (set.points[j].energy - lowest <= s.window) within.push_back(all[j]);
+  EXPECT_NEAR(windowed.leave_one_out_rms, rms_of(within), 1e-10 * rms_of(within));
   // Too few points to learn from: every length the fallback.
   DataSet few = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
   few.points.resize(5);
@@ -470,6 +487,7 @@ TEST(ShepardGrow, BadInputNamesTheKey) {
   expect(start + "target_rms_meV = -1\n", "grow.target_rms_meV");
   expect(start + "rms_window = 0\n", "grow.rms_window");
   expect(start + "fit_neighbours = 0\n", "grow.fit_neighbours");
+  expect(start + "fit_window = -1\n", "grow.fit_window");
   std::string two = kGrowInput;
   two.replace(two.find("max_points = 40"), 15, "max_points = 0");
   try {

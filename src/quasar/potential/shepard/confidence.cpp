@@ -246,10 +246,13 @@ double predict(const Neighbourhoods& h, int j, const std::vector<double>& inv_d2
   return v / kept;
 }
 
-double rms(const std::vector<double>& x) {
+// The RMS of x over the entries that `counted` marks.
+double rms(const std::vector<double>& x, const std::vector<char>& counted) {
   double s = 0;
-  for (double v : x) s += v * v;
-  return std::sqrt(s / static_cast<double>(x.size()));
+  long n = 0;
+  for (std::size_t j = 0; j < x.size(); ++j)
+    if (counted[j]) s += x[j] * x[j], ++n;
+  return std::sqrt(s / static_cast<double>(n));
 }
 
 std::vector<double> errors(const DataSet& set, const Neighbourhoods& h, const std::vector<double>& inv_d2) {
@@ -273,8 +276,9 @@ std::vector<double> leave_one_out_errors(const DataSet& set, const std::vector<d
 }
 
 FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
-  if (!(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.fallback > 0) || s.neighbours < 1 || s.spacing < 1)
-    throw Error("shepard fitted confidence: lengths, neighbours and spacing must be positive, max_length >= min_length");
+  if (!(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.fallback > 0) || s.neighbours < 1 || s.spacing < 1 ||
+      !(s.window >= 0))
+    throw Error("shepard fitted confidence: lengths, neighbours and spacing must be positive, max_length >= min_length, window >= 0");
   const int n = static_cast<int>(set.points.size()), nb = set.pairs();
   FittedLengths out;
   auto assign = [&](const std::vector<double>& d) {
@@ -295,6 +299,15 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
   if (!(out.spacing > 0)) {  // most points coincide: nothing to scale by
     assign(std::vector<double>(static_cast<std::size_t>(n), fallback));
     return out;
+  }
+  double lowest = set.points.front().energy;
+  for (const DataPoint& p : set.points) lowest = std::min(lowest, p.energy);
+  std::vector<char> counted(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j)
+    out.counted += counted[static_cast<std::size_t>(j)] = s.window == 0 || set.points[static_cast<std::size_t>(j)].energy <= lowest + s.window;
+  if (out.counted < s.min_points) {
+    std::fill(counted.begin(), counted.end(), 1);
+    out.counted = n;
   }
   // The candidates: exponents 0 .. 1 by quarters, scales from h/32 to 32 h by factors of 2^(1/8).
   struct Candidate {
@@ -318,7 +331,7 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
   const long m = static_cast<long>(grid.size());
   device::parallel_ranges(m, device::threads_for(m, 1), [&](int, long begin, long end) {
     for (long c = begin; c < end; ++c) {
-      const double r = rms(errors(set, h, inverse_squares(lengths_of(grid[static_cast<std::size_t>(c)]))));
+      const double r = rms(errors(set, h, inverse_squares(lengths_of(grid[static_cast<std::size_t>(c)]))), counted);
       if (std::isfinite(r)) grid[static_cast<std::size_t>(c)].rms = r;
     }
   });

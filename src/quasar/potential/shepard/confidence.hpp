@@ -48,12 +48,17 @@ struct FittedSettings {
   double max_length = 10.0;
   double fallback = 0.3;       // d of every point for sets too small to fit (below min_points)
   int min_points = 10;
+  // eV above the set's lowest energy: only the points within it count in the RMS that the fit
+  // minimises (the dynamically relevant region; points high above it are predicted badly by any
+  // lengths and would decide the fit alone), unless fewer than min_points are. 0: every point.
+  double window = 3.0;
 };
 
 struct FittedLengths {
   double scale = 0, exponent = 0;   // the choice (scale in 1/Å); 0, 0 when the fallback was used
   double spacing = 0;               // h: the median spacing (1/Å)
-  double leave_one_out_rms = 0;     // eV: the RMS leave-one-out error with the lengths chosen
+  double leave_one_out_rms = 0;     // eV: the RMS leave-one-out error with the lengths chosen (over the window)
+  long counted = 0;                 // the points within the window
   double median_length = 0;         // 1/Å
 };
 
