@@ -137,8 +137,9 @@ TEST(ShepardConfidence, ExactExpansionsGetTheLongestLength) {
 }
 
 // Leave-one-out errors written out: per data point j, a data set of the others (their lengths
-// given) interpolated at point j by the ordinary evaluation.
-std::vector<double> leave_one_out_directly(const DataSet& set, const std::vector<double>& lengths) {
+// given, the same along every pair; or, without lengths, their own) interpolated at point j by the
+// ordinary evaluation.
+std::vector<double> leave_one_out_directly(const DataSet& set, const std::vector<double>& lengths = {}) {
   std::vector<double> errors;
   for (std::size_t j = 0; j < set.points.size(); ++j) {
     DataSet others = set;
@@ -146,7 +147,7 @@ std::vector<double> leave_one_out_directly(const DataSet& set, const std::vector
     for (std::size_t i = 0; i < set.points.size(); ++i)
       if (i != j) {
         others.points.push_back(set.points[i]);
-        others.points.back().confidence.assign(others.points.back().confidence.size(), lengths[i]);
+        if (!lengths.empty()) others.points.back().confidence.assign(others.points.back().confidence.size(), lengths[i]);
       }
     errors.push_back(set.points[j].energy - shepard::evaluate(shepard::Interpolant::from(others), set.points[j].positions.data()));
   }
@@ -198,7 +199,8 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   p.wtol = 0;
   DataSet set = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
   shepard::FittedSettings s;
-  s.window = 0;  // every point counts
+  s.window = 0;         // every point counts
+  s.pair_exponent = 0;  // the same length along every pair, as the scan below
   const shepard::FittedLengths fit = shepard::fitted_confidence(set, s);
   std::vector<double> lengths;
   for (const auto& q : set.points) {
@@ -232,6 +234,37 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   for (std::size_t j = 0; j < all.size(); ++j)
     if (set.points[j].energy - lowest <= s.window) within.push_back(all[j]);
   EXPECT_NEAR(windowed.leave_one_out_rms, rms_of(within), 1e-10 * rms_of(within));
+  // Lengths per pair: d_il / d_i0 = (sigma_l / sigma_0)^(1/2), sigma_l the spread of Z_l over the
+  // points (the identity group: no other images), and the leave-one-out RMS reported is theirs.
+  s.window = 0;
+  s.pair_exponent = 0.5;
+  const shepard::FittedLengths paired = shepard::fitted_confidence(set, s);
+  std::vector<double> sigma;
+  for (int l = 0; l < 6; ++l) {
+    double sum = 0, sum2 = 0;
+    for (const auto& q : set.points) {
+      const double* x = q.positions.data();
+      int a = 0, b = 1, m = 0;
+      for (int i = 0; i < 4; ++i)
+        for (int k = i + 1; k < 4; ++k, ++m)
+          if (m == l) a = i, b = k;
+      const double z = 1 / std::sqrt(std::pow(x[3 * a] - x[3 * b], 2) + std::pow(x[3 * a + 1] - x[3 * b + 1], 2) +
+                                     std::pow(x[3 * a + 2] - x[3 * b + 2], 2));
+      sum += z, sum2 += z * z;
+    }
+    const double mean = sum / 16;
+    sigma.push_back(std::sqrt(sum2 / 16 - mean * mean));
+  }
+  double worst_ratio = 0;
+  for (const auto& q : set.points)
+    for (int l = 1; l < 6; ++l)
+      worst_ratio = std::max(worst_ratio, std::abs(q.confidence[static_cast<std::size_t>(l)] / q.confidence[0] /
+                                                       std::sqrt(sigma[static_cast<std::size_t>(l)] / sigma[0]) - 1));
+  test::print_measured("per-pair length ratios against (sigma_l / sigma_0)^(1/2) (relative)", worst_ratio);
+  EXPECT_LT(worst_ratio, 1e-8);
+  const double paired_direct = rms_of(leave_one_out_directly(set));
+  EXPECT_NEAR(paired.leave_one_out_rms, paired_direct, 1e-10 * paired_direct);
+  s.pair_exponent = 0;
   // Too few points to learn from: every length the fallback.
   DataSet few = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
   few.points.resize(5);
@@ -488,6 +521,7 @@ TEST(ShepardGrow, BadInputNamesTheKey) {
   expect(start + "rms_window = 0\n", "grow.rms_window");
   expect(start + "fit_neighbours = 0\n", "grow.fit_neighbours");
   expect(start + "fit_window = -1\n", "grow.fit_window");
+  expect(start + "fit_pair_exponent = -1\n", "grow.fit_pair_exponent");
   std::string two = kGrowInput;
   two.replace(two.find("max_points = 40"), 15, "max_points = 0");
   try {

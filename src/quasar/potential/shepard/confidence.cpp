@@ -162,7 +162,8 @@ struct Neighbourhoods {
   std::vector<double> spacing;  // [j]: the distance to the `spacing`-th nearest other data point
 };
 
-Neighbourhoods neighbourhoods(const DataSet& set, int neighbours, int spacing) {
+// Distances in Z weigh pair l by metric[l] (the same for pairs that the group exchanges).
+Neighbourhoods neighbourhoods(const DataSet& set, int neighbours, int spacing, const std::vector<double>& metric) {
   const Interpolant f = Interpolant::from(set);
   const int n = f.data_points, group = f.group, nb = f.pairs, replicas = f.points;
   const std::size_t unb = static_cast<std::size_t>(nb);
@@ -189,7 +190,7 @@ Neighbourhoods neighbourhoods(const DataSet& set, int neighbours, int spacing) {
         if (r / group == j) continue;
         const double* zrr = &zr[static_cast<std::size_t>(r) * unb];
         double s = 0;
-        for (int l = 0; l < nb; ++l) s += (zj[l] - zrr[l]) * (zj[l] - zrr[l]);
+        for (int l = 0; l < nb; ++l) s += std::pow(metric[static_cast<std::size_t>(l)] * (zj[l] - zrr[l]), 2);
         d2.push_back({s, r});
         nearest[static_cast<std::size_t>(r / group)] = std::min(nearest[static_cast<std::size_t>(r / group)], s);
       }
@@ -202,7 +203,7 @@ Neighbourhoods neighbourhoods(const DataSet& set, int neighbours, int spacing) {
         double m = 0;
         for (int l = 0; l < nb; ++l) {  // Z_j in point i's own pair order: the replica's pair l is its pair source[l]
           own[static_cast<std::size_t>(source[l])] = zj[l];
-          if (one_part) m += power(std::abs(zj[l] - zi[source[l]]), 2 * set.parameters.p);
+          if (one_part) m += power(std::abs(metric[static_cast<std::size_t>(l)] * (zj[l] - zi[source[l]])), 2 * set.parameters.p);
         }
         const std::size_t at = static_cast<std::size_t>(j) * k + e;
         h.measure[at] = one_part ? m : d2[e].first;
@@ -261,6 +262,27 @@ std::vector<double> errors(const DataSet& set, const Neighbourhoods& h, const st
   return e;
 }
 
+// The pairs' weights in the distance: (g / sigma_l)^exponent, sigma_l the spread (standard
+// deviation) of Z_l over every replica of the set, g their geometric mean. The replicas hold every
+// image, so pairs that the group exchanges get the same weight.
+std::vector<double> pair_metric(const DataSet& set, double exponent) {
+  const Interpolant f = Interpolant::from(set);
+  const std::size_t nb = static_cast<std::size_t>(f.pairs);
+  std::vector<double> z(nb), sum(nb, 0.0), sum2(nb, 0.0), metric(nb);
+  for (int r = 0; r < f.points; ++r) {
+    replica_z(f, r, z.data());
+    for (std::size_t l = 0; l < nb; ++l) sum[l] += z[l], sum2[l] += z[l] * z[l];
+  }
+  double mean_log = 0;
+  for (std::size_t l = 0; l < nb; ++l) {
+    const double mean = sum[l] / f.points;
+    metric[l] = std::sqrt(std::max(sum2[l] / f.points - mean * mean, 1e-30));
+    mean_log += std::log(metric[l]) / static_cast<double>(nb);
+  }
+  for (double& x : metric) x = std::pow(std::exp(mean_log) / x, exponent);
+  return metric;
+}
+
 }  // namespace
 
 std::vector<double> leave_one_out_errors(const DataSet& set, const std::vector<double>& lengths, int neighbours) {
@@ -272,17 +294,24 @@ std::vector<double> leave_one_out_errors(const DataSet& set, const std::vector<d
     if (!(d > 0)) throw Error("shepard leave-one-out: lengths must be positive");
     inv_d2.push_back(1 / (d * d));
   }
-  return errors(set, neighbourhoods(set, neighbours, 1), inv_d2);
+  return errors(set, neighbourhoods(set, neighbours, 1, std::vector<double>(static_cast<std::size_t>(set.pairs()), 1.0)), inv_d2);
 }
 
 FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
   if (!(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.fallback > 0) || s.neighbours < 1 || s.spacing < 1 ||
-      !(s.window >= 0))
-    throw Error("shepard fitted confidence: lengths, neighbours and spacing must be positive, max_length >= min_length, window >= 0");
+      !(s.window >= 0) || !(s.pair_exponent >= 0))
+    throw Error("shepard fitted confidence: lengths, neighbours and spacing must be positive, max_length >= min_length, "
+                "window and pair_exponent >= 0");
   const int n = static_cast<int>(set.points.size()), nb = set.pairs();
   FittedLengths out;
+  std::vector<double> metric(static_cast<std::size_t>(nb), 1.0);
   auto assign = [&](const std::vector<double>& d) {
-    for (int i = 0; i < n; ++i) set.points[static_cast<std::size_t>(i)].confidence.assign(static_cast<std::size_t>(nb), d[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < n; ++i) {
+      std::vector<double>& length = set.points[static_cast<std::size_t>(i)].confidence;
+      length.resize(static_cast<std::size_t>(nb));
+      for (int l = 0; l < nb; ++l)
+        length[static_cast<std::size_t>(l)] = std::clamp(d[static_cast<std::size_t>(i)] / metric[static_cast<std::size_t>(l)], s.min_length, s.max_length);
+    }
     std::vector<double> sorted = d;
     std::sort(sorted.begin(), sorted.end());
     out.median_length = sorted.empty() ? 0 : sorted[sorted.size() / 2];
@@ -292,11 +321,13 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
     assign(std::vector<double>(static_cast<std::size_t>(n), fallback));
     return out;
   }
-  const Neighbourhoods h = neighbourhoods(set, s.neighbours, s.spacing);
+  metric = pair_metric(set, s.pair_exponent);
+  const Neighbourhoods h = neighbourhoods(set, s.neighbours, s.spacing, metric);
   std::vector<double> sorted = h.spacing;
   std::sort(sorted.begin(), sorted.end());
   out.spacing = sorted[sorted.size() / 2];
   if (!(out.spacing > 0)) {  // most points coincide: nothing to scale by
+    std::fill(metric.begin(), metric.end(), 1.0);
     assign(std::vector<double>(static_cast<std::size_t>(n), fallback));
     return out;
   }

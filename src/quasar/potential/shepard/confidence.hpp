@@ -35,7 +35,8 @@ void bayes_confidence(DataSet& set, const ConfidenceSettings& settings = {});
 
 // Confidence lengths fitted to the data by leave-one-out: every data point j is predicted from the
 // others (the interpolation at Z_j with j and its images left out), and the lengths are those that
-// minimise the RMS of E_j minus that prediction. One length per point, the same along every pair,
+// minimise the RMS of E_j minus that prediction. One length per point, scaled per pair by the
+// pair's spread (pair_exponent below),
 //   d_i = scale (h_i / h)^exponent,
 // h_i the distance in Z (nearest images) from point i to its `spacing`-th nearest other data point
 // and h their median: with exponent 1 the lengths follow the local spacing of the data, so they
@@ -52,6 +53,10 @@ struct FittedSettings {
   // minimises (the dynamically relevant region; points high above it are predicted badly by any
   // lengths and would decide the fit alone), unless fewer than min_points are. 0: every point.
   double window = 3.0;
+  // Along pair l the length is d_i (g / sigma_l)^-pair_exponent, sigma_l the spread of Z_l over
+  // the set (every image), g their geometric mean: pairs whose Z varies more get longer lengths,
+  // in the distances above too (0: the same along every pair).
+  double pair_exponent = 0.5;
 };
 
 struct FittedLengths {

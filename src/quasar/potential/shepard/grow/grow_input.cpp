@@ -8,7 +8,7 @@ namespace quasar::shepard {
 
 GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& qct_table) {
   t.allow_only({"start", "permute", "weight", "p", "q", "wtol", "confidence", "length", "confidence_energy",
-                "confidence_neighbours", "prior_weight", "fit_neighbours", "fit_spacing", "fit_window", "iterations", "max_points", "target_rms_meV",
+                "confidence_neighbours", "prior_weight", "fit_neighbours", "fit_spacing", "fit_window", "fit_pair_exponent", "iterations", "max_points", "target_rms_meV",
                 "cross_section_tolerance", "h_weight_points", "variance_points", "candidates", "held_out",
                 "held_out_trajectories", "hessian_step", "min_distance", "max_energy", "rms_window", "output"});
   GrowSettings s;
@@ -59,6 +59,9 @@ GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& 
   s.fitted_settings.spacing = static_cast<int>(t.get_int("fit_spacing", s.fitted_settings.spacing, 1, 1000000));
   s.fitted_settings.window = t.get_double("fit_window", s.fitted_settings.window);
   if (!(s.fitted_settings.window >= 0)) t.fail("fit_window", "must be >= 0 (eV above the set's lowest energy; 0: every point)");
+  s.fitted_settings.pair_exponent = t.get_double("fit_pair_exponent", s.fitted_settings.pair_exponent);
+  if (!(s.fitted_settings.pair_exponent >= 0 && s.fitted_settings.pair_exponent <= 4))
+    t.fail("fit_pair_exponent", "must lie in [0, 4] (0: the same length along every pair)");
   s.iterations = static_cast<int>(t.get_int("iterations", 10, 0, 1000000));
   s.max_points = t.get_int("max_points", 100, 1, 10000000);
   if (s.max_points < static_cast<long>(s.start.size()))
