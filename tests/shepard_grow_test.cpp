@@ -201,6 +201,7 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   shepard::FittedSettings s;
   s.window = 0;         // every point counts
   s.pair_exponent = 0;  // the same length along every pair, as the scan below
+  s.tolerance = 0;      // the least RMS itself
   const shepard::FittedLengths fit = shepard::fitted_confidence(set, s);
   std::vector<double> lengths;
   for (const auto& q : set.points) {
@@ -218,6 +219,12 @@ TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
   test::print_measured("fitted exponent", fit.exponent);
   EXPECT_NEAR(fit.leave_one_out_rms, direct, 1e-10 * direct);
   EXPECT_LE(direct, best_constant * 1.01);  // the grid's scales are 2^(1/8) apart; the direct scan's 1.05
+  // With a tolerance: a scale no longer, an RMS within it of the least.
+  s.tolerance = 0.02;
+  DataSet tolerant = set;
+  const shepard::FittedLengths shorter = shepard::fitted_confidence(tolerant, s);
+  EXPECT_LE(shorter.scale, fit.scale);
+  EXPECT_LE(shorter.leave_one_out_rms, 1.02 * fit.leave_one_out_rms * (1 + 1e-12));
   // Within an energy window: the RMS over the points in it only.
   double lowest = 1e300;
   for (const auto& q : set.points) lowest = std::min(lowest, q.energy);

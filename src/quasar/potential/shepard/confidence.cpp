@@ -299,9 +299,9 @@ std::vector<double> leave_one_out_errors(const DataSet& set, const std::vector<d
 
 FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
   if (!(s.min_length > 0) || !(s.max_length >= s.min_length) || !(s.fallback > 0) || s.neighbours < 1 || s.spacing < 1 ||
-      !(s.window >= 0) || !(s.pair_exponent >= 0))
+      !(s.window >= 0) || !(s.pair_exponent >= 0) || !(s.tolerance >= 0))
     throw Error("shepard fitted confidence: lengths, neighbours and spacing must be positive, max_length >= min_length, "
-                "window and pair_exponent >= 0");
+                "window, pair_exponent and tolerance >= 0");
   const int n = static_cast<int>(set.points.size()), nb = set.pairs();
   FittedLengths out;
   std::vector<double> metric(static_cast<std::size_t>(nb), 1.0);
@@ -366,9 +366,15 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
       if (std::isfinite(r)) grid[static_cast<std::size_t>(c)].rms = r;
     }
   });
-  const Candidate* best = &grid.front();  // the first of equal ones: the constant lengths, the shortest
+  // The shortest lengths within `tolerance` of the least RMS: once a point's near neighbours all lie
+  // within one length (s < 1), their relative weights barely depend on it (v ~ s^-p), so the error
+  // levels off towards long lengths, where a minimum is won by a rounding while configurations
+  // away from the data (which leave-one-out does not test) get the weights of far points.
+  double least = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : grid) least = std::min(least, c.rms);
+  const Candidate* best = &grid.front();
   for (const Candidate& c : grid)
-    if (c.rms < best->rms) best = &c;
+    if (c.rms <= least * (1 + s.tolerance) && (!(best->rms <= least * (1 + s.tolerance)) || c.scale < best->scale)) best = &c;
   out.scale = best->scale;
   out.exponent = best->exponent;
   out.leave_one_out_rms = best->rms;
