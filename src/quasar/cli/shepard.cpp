@@ -45,9 +45,9 @@ POINTS (energies, gradients and Hessians; docs/formats/shepard.md): each point's
 in local internal coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
 estimated from how well each point's expansion predicts its neighbours (Bettens and Collins;
 --confidence-energy: the error in eV that defines a length, --length: the length of a set of one
-point), or with --confidence fitted one length per point, following the local spacing of the data
-and fitted so that the others predict each point best (leave-one-out; --length: every length of a
-set under 10 points), the permutation group of identical atoms (full: every
+point), or with --confidence fitted a length per point that follows the local spacing of the data,
+scaled per pair by the spread of its inverse distance, fitted so that the others predict each point
+best (leave-one-out; --length: every length of a set under 10 points), the permutation group of identical atoms (full: every
 permutation of atoms of one element; identity: none) and the weight's parameters.
 
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
