@@ -344,9 +344,10 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
   struct Candidate {
     double scale, exponent, rms = std::numeric_limits<double>::infinity();
   };
+  constexpr int kScales = 81;  // per exponent, rising
   std::vector<Candidate> grid;
   for (int e = 0; e <= 4; ++e)
-    for (int k = -40; k <= 40; ++k) grid.push_back({out.spacing * std::exp2(k / 8.0), e / 4.0});
+    for (int k = 0; k < kScales; ++k) grid.push_back({out.spacing * std::exp2((k - kScales / 2) / 8.0), e / 4.0});
   auto lengths_of = [&](const Candidate& c) {
     std::vector<double> d(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i)
@@ -366,15 +367,18 @@ FittedLengths fitted_confidence(DataSet& set, const FittedSettings& s) {
       if (std::isfinite(r)) grid[static_cast<std::size_t>(c)].rms = r;
     }
   });
-  // The shortest lengths within `tolerance` of the least RMS: once a point's near neighbours all lie
-  // within one length (s < 1), their relative weights barely depend on it (v ~ s^-p), so the error
-  // levels off towards long lengths, where a minimum is won by a rounding while configurations
-  // away from the data (which leave-one-out does not test) get the weights of far points.
-  double least = std::numeric_limits<double>::infinity();
-  for (const Candidate& c : grid) least = std::min(least, c.rms);
-  const Candidate* best = &grid.front();
-  for (const Candidate& c : grid)
-    if (c.rms <= least * (1 + s.tolerance) && (!(best->rms <= least * (1 + s.tolerance)) || c.scale < best->scale)) best = &c;
+  // From the least RMS down to shorter scales (the same exponent) while the RMS stays within
+  // `tolerance` of it: once a point's near neighbours all lie within one length (s < 1), their
+  // relative weights barely depend on it (v ~ s^-p), so the error levels off towards long lengths,
+  // where the least is won by a rounding while configurations away from the data (which
+  // leave-one-out does not test) get the weights of far points. (Only down to the first that is
+  // not: very short lengths level off too, each point's nearest expansion alone, v ~ s^-q.)
+  std::size_t at = 0;
+  for (std::size_t c = 1; c < grid.size(); ++c)
+    if (grid[c].rms < grid[at].rms) at = c;
+  const double bound = grid[at].rms * (1 + s.tolerance);
+  while (at % kScales != 0 && grid[at - 1].rms <= bound) --at;
+  const Candidate* best = &grid[at];
   out.scale = best->scale;
   out.exponent = best->exponent;
   out.leave_one_out_rms = best->rms;

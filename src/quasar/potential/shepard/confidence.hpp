@@ -38,11 +38,11 @@ void bayes_confidence(DataSet& set, const ConfidenceSettings& settings = {});
 // minimise the RMS of E_j minus that prediction. One length per point, scaled per pair by the
 // pair's spread (pair_exponent below),
 //   d_i = scale (h_i / h)^exponent,
-// h_i the distance in Z (nearest images) from point i to its `spacing`-th nearest other data point
+// h_i the distance in Z (weighted as below, nearest images) from point i to its `spacing`-th nearest other point
 // and h their median: with exponent 1 the lengths follow the local spacing of the data, so they
 // shrink where the set grows dense and a far point's weight falls off; with 0 they are one
 // constant. The scale (1/Å) and the exponent (0, 1/4 .. 1) are searched on a grid, and the
-// shortest scale within `tolerance` of the least leave-one-out RMS is taken.
+// scale is lowered from the least leave-one-out RMS while it stays within `tolerance` of it.
 struct FittedSettings {
   int neighbours = 256;        // nearest replicas of the others that each prediction sums over
   int spacing = 1;             // h_i: the distance to this nearest other data point
@@ -58,8 +58,8 @@ struct FittedSettings {
   // the set (every image), g their geometric mean: pairs whose Z varies more get longer lengths,
   // in the distances above too (0: the same along every pair).
   double pair_exponent = 0.5;
-  // The choice: the shortest scale whose RMS is within this fraction of the least (confidence.cpp
-  // says why the least alone is not taken).
+  // The choice: from the least RMS, shorter scales while their RMS is within this fraction of it
+  // (confidence.cpp says why the least alone is not taken).
   double tolerance = 0.02;
 };
 
