@@ -81,22 +81,31 @@ std::vector<double> interpolated(const Interpolant& f, const std::vector<double>
   return e;
 }
 
-void refresh_confidence(DataSet& set, const GrowSettings& s) {
-  if (s.bayes) {
-    ConfidenceSettings c = s.bayes_settings;
-    c.fallback = s.confidence;
-    bayes_confidence(set, c);
-  } else {
-    for (DataPoint& p : set.points) p.confidence.assign(static_cast<std::size_t>(set.pairs()), s.confidence);
-  }
-}
-
 // The median of the set's confidence lengths: the h-weight's length for a new point.
 double typical_length(const DataSet& set) {
   std::vector<double> all;
   for (const DataPoint& p : set.points) all.insert(all.end(), p.confidence.begin(), p.confidence.end());
   std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
   return all[all.size() / 2];
+}
+
+// New confidence lengths for the set; what the fit found (the median length at least).
+FittedLengths refresh_confidence(DataSet& set, const GrowSettings& s) {
+  FittedLengths found;
+  if (s.lengths == GrowSettings::Confidence::Fitted) {
+    FittedSettings c = s.fitted_settings;
+    c.fallback = s.confidence;
+    return fitted_confidence(set, c);
+  }
+  if (s.lengths == GrowSettings::Confidence::Bayes) {
+    ConfidenceSettings c = s.bayes_settings;
+    c.fallback = s.confidence;
+    bayes_confidence(set, c);
+  } else {
+    for (DataPoint& p : set.points) p.confidence.assign(static_cast<std::size_t>(set.pairs()), s.confidence);
+  }
+  found.median_length = typical_length(set);
+  return found;
 }
 
 }  // namespace
@@ -178,6 +187,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
 
   // The start points.
   double lowest = 0;
+  FittedLengths fit;  // the lengths' last refresh
   {
     const std::vector<CartesianPoint> first = reference_points(reference, s.qct, s.start, s.hessian_step, Backend::Cpu);
     lowest = first.front().energy;
@@ -189,7 +199,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
         throw Error("grow: start point " + std::to_string(k + 1) + ": " + e.what());
       }
     }
-    refresh_confidence(set, s);
+    fit = refresh_confidence(set, s);
   }
   // The held-out configurations: from trajectories on the reference, which also give the modes.
   std::vector<double> held;
@@ -234,11 +244,24 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
       }
       row.rms = std::sqrt(sum / static_cast<double>(e.size()));
       if (!std::isfinite(row.rms)) row.rms = row.max_error = std::numeric_limits<double>::infinity();
+      // The dynamically relevant region: the held-out configurations within rms_window of the lowest start point.
+      double window_sum = 0;
+      for (std::size_t c = 0; c < e.size(); ++c)
+        if (held_reference[c] <= lowest + s.rms_window) window_sum += std::pow(e[c] - held_reference[c], 2), ++row.window_count;
+      row.window_rms = row.window_count > 0 ? std::sqrt(window_sum / static_cast<double>(row.window_count)) : 0;
+      if (!std::isfinite(row.window_rms)) row.window_rms = std::numeric_limits<double>::infinity();
+      row.median_length = fit.median_length;
+      row.leave_one_out_rms = fit.leave_one_out_rms;
+      row.length_exponent = fit.exponent;
     }
     auto line = [&](const GrowIteration& r, bool with_sigma) {
       if (!progress) return;
       *progress << "grow: iteration " << r.iteration << ": " << r.points << " points, RMS error " << std::setprecision(4)
-                << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV)";
+                << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV), within " << s.rms_window << " eV "
+                << r.window_rms * 1e3 << " meV (" << r.window_count << " configurations), median length "
+                << r.median_length << "/A";
+      if (r.leave_one_out_rms > 0)
+        *progress << " (exponent " << r.length_exponent << ", leave-one-out RMS " << r.leave_one_out_rms * 1e3 << " meV)";
       if (with_sigma)
         *progress << ", sigma " << r.cross_section << " +- " << r.cross_section_error << " A^2 on " << r.visited
                   << " visited configurations, " << r.added << " added (RMS error there " << r.new_rms * 1e3
@@ -303,7 +326,7 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
       }
     }
     row.new_rms = configs.empty() ? 0 : std::sqrt(new_sum / static_cast<double>(configs.size()));
-    refresh_confidence(set, s);
+    fit = refresh_confidence(set, s);
     if (!s.output.empty()) write_dataset(s.output, set);
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
     line(row, true);
