@@ -1,0 +1,259 @@
+// The EPM mean field (gw/epm_input, gw/epm) against BerkeleyGW's Si-EPM test (../shared/reference/gw):
+// every eigenvalue that Si.test matches for the inputs it ships (WFN.in, WFNq.in, WFN_co.in), read
+// from Si.test itself with its Precision lines, the largest number of wavefunction G-vectors and the
+// real-space metric; the input reader on those files and on malformed ones; the built-in potentials.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "quasar/core/error.hpp"
+#include "quasar/device/context.hpp"
+#include "quasar/gw/epm.hpp"
+#include "quasar/gw/epm_input.hpp"
+#include "support.hpp"
+
+namespace quasar {
+namespace {
+
+const char* kDir = "reference/gw/Si-EPM";
+
+// One `match` of Si.test on an EPM output: its file, k-point, band, value and precision.
+struct Match {
+  std::string output;
+  int kpoint = 0, band = 0;
+  double value = 0, precision = 0;
+};
+
+std::vector<Match> eigenvalue_matches(const std::string& test_file) {
+  std::ifstream in(test_file);
+  std::vector<Match> out;
+  std::string line;
+  double precision = 0;
+  const std::regex prec(R"(^Precision\s*:\s*(\S+))");
+  const std::regex match(R"re(^match\s*;\s*Eigenvalue.*GREP\((\S+)\.out,\s*"kpoint\s+(\d+)",\s*2,\s*(\d+)\);\s*(\S+))re");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, prec)) precision = std::stod(m[1]);
+    if (std::regex_search(line, m, match))
+      out.push_back({m[1], std::stoi(m[2]), std::stoi(m[3]), std::stod(m[4]), precision});
+  }
+  return out;
+}
+
+TEST(GwEpm, EigenvaluesMatchBerkeleyGW) {
+  const std::string test_file = test::shared_path(std::string(kDir) + "/Si.test");
+  if (test_file.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
+  const std::vector<Match> matches = eigenvalue_matches(test_file);
+  ASSERT_EQ(matches.size(), 15u) << "Si.test's eigenvalue matches";
+  device::Context ctx(Backend::Cpu);
+  std::map<std::string, gw::Wavefunctions> solved;
+  test::MaxError error("EPM eigenvalue - Si.test (Ry)");
+  int checked = 0;
+  double precision = 0;
+  for (const Match& m : matches) {
+    const std::string input = test::shared_path(std::string(kDir) + "/" + m.output + ".in");
+    if (input.empty()) {
+      std::printf("skipped: %s.in is not among the shared inputs (k-point %d, band %d)\n", m.output.c_str(), m.kpoint, m.band);
+      continue;
+    }
+    if (!solved.count(m.output)) solved.emplace(m.output, gw::solve_epm(gw::read_epm_input(input), ctx));
+    const gw::Wavefunctions& w = solved.at(m.output);
+    ASSERT_LE(m.kpoint, static_cast<int>(w.kpoint_count()));
+    ASSERT_LE(m.band, w.bands);
+    const double got = w.energy(0, static_cast<std::size_t>(m.kpoint - 1), m.band - 1);
+    std::printf("%s k %d band %d: %.16f (Si.test %.16f)\n", m.output.c_str(), m.kpoint, m.band, got, m.value);
+    error.add(got, m.value);
+    precision = std::max(precision, m.precision);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 9);  // WFN, WFNq, WFN_co; WFN_fi and WFNq_fi have no input in the test's folder
+  EXPECT_TRUE(error.within(precision));
+}
+
+// Si.test's wfn_rho_vxc_info.x checks on WFN: 171 G-vectors at most, metric (0, 0) 52.646113 bohr^2.
+TEST(GwEpm, GVectorCountsAndMetric) {
+  const std::string input = test::shared_path(std::string(kDir) + "/WFN.in");
+  if (input.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
+  device::Context ctx(Backend::Cpu);
+  const gw::Wavefunctions w = gw::solve_epm(gw::read_epm_input(input), ctx);
+  EXPECT_EQ(*std::max_element(w.gvector_counts.begin(), w.gvector_counts.end()), 171);
+  const auto& a = w.lattice[0];
+  EXPECT_NEAR(a[0] * a[0] + a[1] * a[1] + a[2] * a[2], 52.646113, 5e-7);
+  // Reciprocal vectors: a_i . b_j = 2 pi delta_ij.
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double d = 0;
+      for (int c = 0; c < 3; ++c) d += w.lattice[i][c] * w.reciprocal[j][c];
+      EXPECT_NEAR(d, i == j ? 2 * M_PI : 0, 1e-13);
+    }
+  // Occupations: 4 filled bands; the FFT grid BerkeleyGW's program chooses for 44 Ry, 16^3.
+  EXPECT_EQ(w.occupations[3], 1.0);
+  EXPECT_EQ(w.occupations[4], 0.0);
+  EXPECT_EQ(w.fft_grid, (std::array<int, 3>{16, 16, 16}));
+}
+
+TEST(GwEpm, ReadsTheSiInputs) {
+  const std::string input = test::shared_path(std::string(kDir) + "/WFN_co.in");
+  if (input.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
+  const gw::EpmInput in = gw::read_epm_input(input);
+  EXPECT_TRUE(in.real);
+  EXPECT_EQ(in.spins, 1);
+  EXPECT_TRUE(in.write_wavefunctions);
+  EXPECT_EQ(in.wavefunction_file, "WFN_inner");
+  EXPECT_TRUE(in.write_density && in.write_vxc_g && in.write_vxc);
+  EXPECT_EQ(in.vxc_diag_max, 8);
+  EXPECT_EQ(in.cutoff_ry, 11.0);
+  EXPECT_EQ(in.lattice[0][1], 10.2612 * 0.5);
+  ASSERT_EQ(in.species.size(), 1u);
+  EXPECT_EQ(in.species[0].label, "Si");
+  EXPECT_EQ(in.species[0].atomic_number, 14);
+  ASSERT_EQ(in.atoms.size(), 2u);
+  EXPECT_EQ(in.atoms[0].position[0], -0.125);
+  EXPECT_EQ(in.bands, 19);
+  EXPECT_EQ(in.occupied, 4);
+  EXPECT_EQ(in.kgrid, (std::array<int, 3>{2, 2, 2}));
+  ASSERT_EQ(in.kpoints.size(), 3u);
+  EXPECT_EQ(in.kpoints[2][1], 0.5);
+  EXPECT_DOUBLE_EQ(in.weights[1], 0.5);
+  EXPECT_FALSE(in.form_factors);
+}
+
+// A small valid input; `edit` changes it line by line.
+const char* kSmall = R"(real_or_complex 2
+EnergyCutoff 6.0
+LatticeConstant 10.2612
+LatticeVectors
+0.0 0.5 0.5
+0.5 0.0 0.5
+0.5 0.5 0.0
+NumberOfAtoms 2
+NumberOfSpecies 1
+ChemicalSpeciesLabel
+1 14 Si
+AtomicCoordinatesAndAtomicSpecies
+-0.125 -0.125 -0.125 1
+ 0.125  0.125  0.125 1
+NumberOfBands 8
+NumberOfOccupiedBands 4
+KPointsList 1
+  0.1 0.2 0.3 1.0
+)";
+
+std::string write_input(const std::string& name, const std::string& text) {
+  const auto path = test::scratch_dir("gw-epm") / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string error_of(const std::string& text) {
+  const std::string path = write_input("bad.in", text);
+  try {
+    gw::read_epm_input(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(GwEpm, MalformedInputsNameFileLineAndKeyword) {
+  auto expect = [](const std::string& text, const std::string& what) {
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find("bad.in"), std::string::npos) << e;
+    EXPECT_NE(e.find(what), std::string::npos) << "expected '" << what << "' in: " << e;
+  };
+  expect(replaced(kSmall, "NumberOfBands 8", "NumberOfBandz 8"), "bad.in:15: unknown keyword 'NumberOfBandz'");
+  expect(std::string(kSmall) + "CGTolerance 1e-6\n", "unknown keyword 'CGTolerance'");
+  expect(std::string(kSmall) + "EnergyCutoff 7\n", "given twice");
+  expect(replaced(kSmall, "EnergyCutoff 6.0\n", ""), "'EnergyCutoff' is missing");
+  expect(replaced(kSmall, "0.5 0.5 0.0\n", ""), "'LatticeVectors': expected 3 lines");
+  expect(replaced(kSmall, "0.125  0.125  0.125 1", "0.125 0.125 0.125 2"), "bad.in:14: 'AtomicCoordinatesAndAtomicSpecies'");
+  expect(replaced(kSmall, "EnergyCutoff 6.0", "EnergyCutoff nan"), "bad.in:2: 'EnergyCutoff': 'nan' is not a finite number");
+  expect(replaced(kSmall, "NumberOfBands 8", "NumberOfBands 8.5"), "'NumberOfBands': '8.5' is not an integer");
+  expect(replaced(kSmall, "real_or_complex 2", "real_or_complex 3"), "'real_or_complex': 3 is outside [1, 2]");
+  expect(replaced(kSmall, "real_or_complex 2", "wfng_flag maybe"), "is not a logical");
+  expect(replaced(kSmall, "  0.1 0.2 0.3 1.0", "  0.1 0.2 0.3 0.0"), "the weights sum to zero");
+  expect(replaced(kSmall, "KPointsList 1", "KPointsList 2"), "'KPointsList': expected 2 lines");
+  expect(std::string("1 2 3\n") + kSmall, "bad.in:1: a line of numbers that belongs to no block keyword");
+  expect(std::string(kSmall) + "KPointsScale TwoPi/a\n", "ReciprocalLatticeVectors only");
+  expect(std::string(kSmall) + "DiagonalizationSwitch 1\n", "only 0");
+  expect(replaced(kSmall, "0.0 0.5 0.5", "0.5 0.5 0.0"), "span no volume");
+  expect(replaced(kSmall, "1 14 Si", "2 14 Si"), "'ChemicalSpeciesLabel'");
+}
+
+// The complex flavour of the same silicon gives the real flavour's eigenvalues; a potential without
+// inversion about the origin is refused for the real flavour; Angstrom, eV and Cartesian positions
+// convert as documented.
+TEST(GwEpm, FlavoursAndUnits) {
+  device::Context ctx(Backend::Cpu);
+  const gw::Wavefunctions c = gw::solve_epm(gw::read_epm_input(write_input("c.in", kSmall)), ctx);
+  const gw::Wavefunctions r =
+      gw::solve_epm(gw::read_epm_input(write_input("r.in", replaced(kSmall, "real_or_complex 2", "real_or_complex 1"))), ctx);
+  ASSERT_EQ(c.energies.size(), r.energies.size());
+  test::MaxError flavours("complex - real eigenvalues (Ry)");
+  for (std::size_t i = 0; i < c.energies.size(); ++i) flavours.add(c.energies[i], r.energies[i]);
+  EXPECT_TRUE(flavours.within(1e-13));
+  EXPECT_FALSE(c.real);
+  EXPECT_EQ(c.complex_coefficients.size(), 8u * c.kgvectors.size());
+  EXPECT_EQ(r.real_coefficients.size(), 8u * r.kgvectors.size());
+
+  // Shifted by (0.1, 0, 0): no inversion centre at the origin.
+  std::string shifted = replaced(kSmall, "-0.125 -0.125 -0.125 1", "-0.025 -0.125 -0.125 1");
+  shifted = replaced(shifted, " 0.125  0.125  0.125 1", " 0.225  0.125  0.125 1");
+  EXPECT_NO_THROW(gw::solve_epm(gw::read_epm_input(write_input("s.in", shifted)), ctx));
+  EXPECT_THROW(gw::solve_epm(gw::read_epm_input(write_input("s.in", replaced(shifted, "real_or_complex 2", "real_or_complex 1"))), ctx),
+               InputError);
+
+  // The same crystal in Angstrom, with a cutoff in eV and Cartesian positions (units of a): the same
+  // eigenvalues.
+  auto exact = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.17g", x);
+    return std::string(b);
+  };
+  std::string other = replaced(kSmall, "LatticeConstant 10.2612", "LatticeConstantFormat Angstrom\nLatticeConstant " +
+                                                                        exact(10.2612 * 0.52917721092));
+  other = replaced(other, "EnergyCutoff 6.0", "InputEnergiesInEV\nEnergyCutoff " + exact(6.0 * 13.60569253));
+  other = replaced(other, "AtomicCoordinatesAndAtomicSpecies", "AtomicCoordinatesFormat ScaledCartesian\nAtomicCoordinatesAndAtomicSpecies");
+  other = replaced(other, "-0.125 -0.125 -0.125 1", "-0.125 -0.125 -0.125 1");
+  const gw::EpmInput o = gw::read_epm_input(write_input("o.in", other));
+  EXPECT_NEAR(o.lattice_constant, 10.2612, 1e-14);
+  EXPECT_NEAR(o.cutoff_ry, 6.0, 1e-14);
+  // Cartesian (1/8, 1/8, 1/8) a in the fcc cell is (1/8, 1/8, 1/8) in lattice coordinates.
+  EXPECT_NEAR(o.atoms[1].position[0], 0.125, 1e-15);
+  const gw::Wavefunctions ow = gw::solve_epm(o, ctx);
+  test::MaxError units("Angstrom/eV/Cartesian - bohr/Ry/lattice eigenvalues (Ry)");
+  for (std::size_t i = 0; i < c.energies.size(); ++i) units.add(ow.energies[i], c.energies[i]);
+  EXPECT_TRUE(units.within(1e-13));
+  // (1/4, 0, 0) a is (-1/4, 1/4, 1/4).
+  const gw::EpmInput p = gw::read_epm_input(write_input("p.in", replaced(other, " 0.125  0.125  0.125 1", " 0.25 0 0 1")));
+  EXPECT_NEAR(p.atoms[1].position[0], -0.25, 1e-15);
+  EXPECT_NEAR(p.atoms[1].position[1], 0.25, 1e-15);
+  EXPECT_NEAR(p.atoms[1].position[2], 0.25, 1e-15);
+}
+
+// The built-in potentials at q = 0 and their zeros: v(q^2 = a2) = 0 for the three Zunger forms,
+// the H form's Coulomb-like tail; unknown elements refused.
+TEST(GwEpm, BuiltInPotentials) {
+  EXPECT_EQ(gw::atomic_potential("Si", static_cast<double>(2.19104f)), 0.0);
+  EXPECT_EQ(gw::atomic_potential("Ga", static_cast<double>(2.45f)), 0.0);
+  EXPECT_EQ(gw::atomic_potential("As", static_cast<double>(2.62f)), 0.0);
+  // Si at q = 0: 0.53706 (-2.19104) / (2.05716 - 1) / 2 Hartree.
+  EXPECT_NEAR(gw::atomic_potential("Si", 0), 0.53706 * -2.19104 / (2.05716 - 1) / 2, 1e-7);
+  EXPECT_NEAR(gw::atomic_potential("H", 1.0), -3.0 / (1.0 + 2.43), 1e-7);
+  EXPECT_EQ(gw::atomic_potential("El", 3.0), 0.0);
+  EXPECT_THROW(gw::atomic_potential("Xx", 1.0), Error);
+}
+
+}  // namespace
+}  // namespace quasar
