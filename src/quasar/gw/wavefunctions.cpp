@@ -3,6 +3,7 @@
 #include "quasar/gw/wavefunctions.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
@@ -96,6 +97,25 @@ std::string Wavefunctions::problem() const {
   if ((real ? real_coefficients.size() : complex_coefficients.size()) != n ||
       (real ? complex_coefficients.size() : real_coefficients.size()) != 0)
     return "the coefficients must be spins x bands x the k-points' G-vectors, of the file's flavour only";
+  return "";
+}
+
+std::string wavefunctions_difference(const Wavefunctions& a, const Wavefunctions& b) {
+  // Bitwise: the file stores every double as it is.
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0;
+  };
+  auto one = [&](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  if (a.real != b.real || a.spins != b.spins || a.bands != b.bands) return "flavour, spins or bands";
+  if (!one(a.cutoff_ry, b.cutoff_ry) || !one(a.density_cutoff_ry, b.density_cutoff_ry)) return "cutoffs";
+  if (!one(a.lattice, b.lattice) || !one(a.reciprocal, b.reciprocal)) return "lattice";
+  if (!same(a.atom_positions, b.atom_positions) || a.atomic_numbers != b.atomic_numbers) return "atoms";
+  if (a.fft_grid != b.fft_grid || a.kgrid != b.kgrid || !one(a.kshift, b.kshift)) return "grids";
+  if (!same(a.kpoints, b.kpoints) || !same(a.weights, b.weights)) return "k-points";
+  if (a.gvectors != b.gvectors || a.gvector_counts != b.gvector_counts || a.kgvectors != b.kgvectors) return "G-vectors";
+  if (!same(a.energies, b.energies) || !same(a.occupations, b.occupations)) return "energies or occupations";
+  if (!same(a.real_coefficients, b.real_coefficients) || !same(a.complex_coefficients, b.complex_coefficients))
+    return "coefficients";
   return "";
 }
 

@@ -50,6 +50,9 @@ struct Wavefunctions {
   std::string problem() const;
 };
 
+// "" when a and b hold the same values to the last bit; else the first field that differs.
+std::string wavefunctions_difference(const Wavefunctions& a, const Wavefunctions& b);
+
 // The HDF5 file: written in memory and then to `path` through a temporary file; read from a path or
 // from bytes (errors name `origin` and the object).
 std::vector<unsigned char> wavefunctions_image(const Wavefunctions& w);
