@@ -4,7 +4,9 @@
 // real-space metric; the input reader on those files and on malformed ones; the built-in potentials.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +17,7 @@
 #include "quasar/device/context.hpp"
 #include "quasar/gw/epm.hpp"
 #include "quasar/gw/epm_input.hpp"
+#include "quasar/gw/wavefunctions.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -253,6 +256,45 @@ TEST(GwEpm, BuiltInPotentials) {
   EXPECT_NEAR(gw::atomic_potential("H", 1.0), -3.0 / (1.0 + 2.43), 1e-7);
   EXPECT_EQ(gw::atomic_potential("El", 3.0), 0.0);
   EXPECT_THROW(gw::atomic_potential("Xx", 1.0), Error);
+}
+
+}  // namespace
+}  // namespace quasar
+
+namespace quasar {
+namespace {
+
+// `quasar gw epm WFN.in` in a scratch folder: BerkeleyGW's printed layout (Si.test greps column 2 of
+// the lines after "kpoint          1"), the file wfng_file names, and an error for a bad input.
+TEST(GwEpmCommand, PrintsEigenvaluesAndWritesTheFile) {
+  const std::string input = test::shared_path(std::string(kDir) + "/WFN.in");
+  if (input.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
+  const auto dir = test::scratch_dir("gw-epm-command");
+  const std::string cmd = "cd " + dir.string() + " && " + test::binary_path("quasar") + " gw epm " + input + " > out.txt 2> err.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream out(dir / "out.txt");
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(out, line)) lines.push_back(line);
+  const auto at = std::find(lines.begin(), lines.end(), "kpoint          1");
+  ASSERT_NE(at, lines.end());
+  std::istringstream first(*(at + 1));
+  int k = 0;
+  double e = 0;
+  first >> k >> e;
+  EXPECT_EQ(k, 1);
+  EXPECT_NEAR(e, -0.1283435360829054, 6e-15);  // Si.test's eigenvalue 1 at k-point 1, to its precision
+  const gw::Wavefunctions w = gw::read_wavefunctions((dir / "WFN").string());
+  EXPECT_EQ(w.kpoint_count(), 2u);
+  EXPECT_EQ(w.bands, 19);
+
+  std::ofstream(dir / "bad.in") << "EnergyCutof 11.0\n";
+  const std::string bad = "cd " + dir.string() + " && " + test::binary_path("quasar") + " gw epm bad.in > out.txt 2> err.txt";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  std::ifstream err(dir / "err.txt");
+  std::stringstream text;
+  text << err.rdbuf();
+  EXPECT_NE(text.str().find("bad.in:1: unknown keyword 'EnergyCutof'"), std::string::npos) << text.str();
 }
 
 }  // namespace
