@@ -12,12 +12,15 @@
 // throw Skip: only the readers are under test.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz_input.hpp"
 #include "quasar/io/hdf5/hdf5.hpp"
 
 namespace quasar::fuzz {
@@ -169,6 +172,29 @@ inline std::vector<unsigned char> description_image(const uint8_t* data, std::si
   } catch (const std::exception&) {
     return {};
   }
+}
+
+// What both HDF5 targets do with the bytes: the description's image read by `read` (a
+// quasar::Error is the expected answer to bad input); what reads is written again by `write` and
+// read back, and `difference` (empty when equal to the last bit) must find nothing, else abort.
+template <class Read, class Write, class Difference>
+int read_write_read(const uint8_t* data, std::size_t size, Read read, Write write, Difference difference) {
+  const std::vector<unsigned char> image = description_image(data, size);
+  if (image.empty()) return 0;  // not a description HDF5 writes
+  decltype(read(image.data(), image.size(), std::string())) first{};
+  bool ok = false;
+  expect_input_error([&] {
+    first = read(image.data(), image.size(), "fuzz.h5");
+    ok = true;
+  });
+  if (!ok) return 0;
+  const std::vector<unsigned char> again = write(first);
+  const std::string d = difference(first, read(again.data(), again.size(), "again.h5"));
+  if (!d.empty()) {
+    std::fprintf(stderr, "what was read differs after writing and reading again: %s\n", d.c_str());
+    std::abort();
+  }
+  return 0;
 }
 
 }  // namespace quasar::fuzz
