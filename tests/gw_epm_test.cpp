@@ -192,6 +192,21 @@ TEST(GwEpm, MalformedInputsNameFileLineAndKeyword) {
   expect(std::string(kSmall) + "DiagonalizationSwitch 1\n", "only 0");
   expect(replaced(kSmall, "0.0 0.5 0.5", "0.5 0.5 0.0"), "span no volume");
   expect(replaced(kSmall, "1 14 Si", "2 14 Si"), "'ChemicalSpeciesLabel'");
+  // Found at the solve: a cutoff beyond any memory, more bands than plane waves, a species without a
+  // built-in potential.
+  device::Context ctx(Backend::Cpu);
+  auto solve_error = [&](const std::string& text) {
+    try {
+      gw::solve_epm(gw::read_epm_input(write_input("bad.in", text)), ctx);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(solve_error(replaced(kSmall, "EnergyCutoff 6.0", "EnergyCutoff 1e30")).find("bad.in: EnergyCutoff: "), std::string::npos);
+  EXPECT_NE(solve_error(replaced(kSmall, "NumberOfBands 8", "NumberOfBands 900")).find("fewer than NumberOfBands 900"),
+            std::string::npos);
+  EXPECT_NE(solve_error(replaced(kSmall, "1 14 Si", "1 6 C")).find("species 1 'C' has no built-in potential"), std::string::npos);
 }
 
 // The complex flavour of the same silicon gives the real flavour's eigenvalues; a potential without

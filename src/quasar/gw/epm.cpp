@@ -49,12 +49,17 @@ struct Sphere {
   }
 };
 
-Sphere make_sphere(const Wavefunctions& w, const Metric& m, double max_energy) {
+Sphere make_sphere(const EpmInput& in, const Metric& m, double max_energy) {
   Sphere s;
   const double radius = std::sqrt(2 * max_energy);
+  double box = 1;
   for (int d = 0; d < 3; ++d) {
-    const Vec3d& a = w.lattice[d];
-    s.reach[d] = static_cast<int>(radius * std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) / kTwoPi) + 1;
+    const Vec& a = in.lattice[d];
+    const double reach = std::floor(radius * std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) / kTwoPi) + 1;
+    box *= 2 * reach + 1;
+    if (!(box <= 1e8))
+      throw InputError(in.path, 0, "EnergyCutoff: the potential's G-vectors would fill a box of over 10^8 points");
+    s.reach[d] = static_cast<int>(reach);
   }
   s.box.assign(static_cast<std::size_t>(2 * s.reach[0] + 1) * (2 * s.reach[1] + 1) * (2 * s.reach[2] + 1), 0);
   std::size_t cell = 0;
@@ -104,7 +109,7 @@ std::vector<cplx> potential(const EpmInput& in, const Sphere& s) {
     const double scale = in.lattice_constant / kTwoPi;
     for (std::size_t ig = 0; ig < s.g.size(); ++ig) {
       const double q2 = 2 * s.kinetic[ig] * scale * scale;
-      const int n = static_cast<int>(q2 + 1e-6);
+      const double n = std::floor(q2 + 1e-6);
       if (std::abs(q2 - n) > 1e-6)
         throw InputError(in.path, 0, "FormFactors need a lattice whose |G|^2 are integers in (2 pi/a)^2 (found " +
                                          std::to_string(q2) + "): a cubic lattice of constant a");
@@ -205,10 +210,9 @@ Wavefunctions solve_epm(const EpmInput& in, device::Context& ctx) {
   w.kshift = in.kshift;
   w.kpoints = in.kpoints;
   w.weights = in.weights;
-  w.fft_grid = in.fft_grid ? *in.fft_grid : default_fft_grid(w);
-
   const double cutoff = in.cutoff_ry / 2;  // Hartree
-  const Sphere sphere = make_sphere(w, m, 4 * cutoff);
+  const Sphere sphere = make_sphere(in, m, 4 * cutoff);
+  w.fft_grid = in.fft_grid ? *in.fft_grid : default_fft_grid(w);
   w.gvectors = sphere.g;
   const std::vector<cplx> v = potential(in, sphere);
   if (in.real) {
