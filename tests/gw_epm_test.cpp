@@ -48,12 +48,15 @@ std::vector<Match> eigenvalue_matches(const std::string& test_file) {
   return out;
 }
 
-TEST(GwEpm, EigenvaluesMatchBerkeleyGW) {
+// On every backend: the Hamiltonians diagonalised by LAPACK on the CPU, by cuSOLVER on a GPU.
+class GwEpmBackends : public testing::TestWithParam<Backend> {};
+
+TEST_P(GwEpmBackends, EigenvaluesMatchBerkeleyGW) {
   const std::string test_file = test::shared_path(std::string(kDir) + "/Si.test");
   if (test_file.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
   const std::vector<Match> matches = eigenvalue_matches(test_file);
   ASSERT_EQ(matches.size(), 15u) << "Si.test's eigenvalue matches";
-  device::Context ctx(Backend::Cpu);
+  device::Context ctx(GetParam());
   std::map<std::string, gw::Wavefunctions> solved;
   test::MaxError error("EPM eigenvalue - Si.test (Ry)");
   int checked = 0;
@@ -77,6 +80,8 @@ TEST(GwEpm, EigenvaluesMatchBerkeleyGW) {
   EXPECT_EQ(checked, 9);  // WFN, WFNq, WFN_co; WFN_fi and WFNq_fi have no input in the test's folder
   EXPECT_TRUE(error.within(precision));
 }
+
+QUASAR_INSTANTIATE_BACKENDS(GwEpmBackends);
 
 // Si.test's wfn_rho_vxc_info.x checks on WFN: 171 G-vectors at most, metric (0, 0) 52.646113 bohr^2.
 TEST(GwEpm, GVectorCountsAndMetric) {

@@ -6,6 +6,7 @@
 #include "quasar/cli/args.hpp"
 #include "quasar/cli/commands.hpp"
 #if QUASAR_WITH_GW
+#include "quasar/device/backend.hpp"
 #include "quasar/device/context.hpp"
 #include "quasar/gw/epm.hpp"
 #include "quasar/gw/epm_input.hpp"
@@ -20,7 +21,7 @@ int gw_command(const std::vector<std::string>&) {
 #else
 
 namespace {
-const char* kHelp = R"(usage: quasar gw epm INPUT [--output FILE]
+const char* kHelp = R"(usage: quasar gw epm INPUT [--output FILE] [--device cpu|cuda|auto]
 
 epm: the empirical-pseudopotential mean field of INPUT, an input of BerkeleyGW's EPM program
 (WFN.in: lattice, atoms, cutoff, k-points, bands, the built-in potentials of H, Si, Ga and As or
@@ -28,12 +29,13 @@ Cohen-Bergstresser FormFactors). Prints the eigenvalues (Ry) of every k-point, a
 does ("kpoint N", then "N  E" per band), and, with wfng_flag T, writes the wavefunction file that
 wfng_file names (HDF5, docs/formats/gw-wavefunctions.md; --output: another name), relative to the
 current folder. RHO, VXC and vxc.dat (rhog_flag, vxcg_flag, vxc_flag) are not written.
+--device: where the Hamiltonians are diagonalised (LAPACK on the CPU, the default; cuSOLVER on a GPU).
 )";
 
 int epm(const Args& a) {
   if (a.positional.size() != 2) throw UsageError("gw epm takes one input file");
   const gw::EpmInput in = gw::read_epm_input(a.positional[1]);
-  device::Context ctx(Backend::Cpu);
+  device::Context ctx(parse_backend(a.get("--device", "cpu")));
   const gw::Wavefunctions w = gw::solve_epm(in, ctx);
   for (std::size_t k = 0; k < w.kpoint_count(); ++k) {
     std::printf("eigenvalues  1 - %10d at k points in lattice vector units\nkpoint %10zu\n", w.bands, k + 1);
@@ -56,7 +58,7 @@ int epm(const Args& a) {
 }  // namespace
 
 int gw_command(const std::vector<std::string>& argv) {
-  const Args a = Args::parse(argv, {"--help"}, {"--output"});
+  const Args a = Args::parse(argv, {"--help"}, {"--output", "--device"});
   if (a.has("--help") || a.positional.empty()) {
     std::cout << kHelp;
     return a.has("--help") ? 0 : 2;
