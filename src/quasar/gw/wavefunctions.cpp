@@ -103,7 +103,7 @@ std::string Wavefunctions::problem() const {
 std::string wavefunctions_difference(const Wavefunctions& a, const Wavefunctions& b) {
   // Bitwise: the file stores every double as it is.
   auto same = [](const auto& x, const auto& y) {
-    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0;
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0);
   };
   auto one = [&](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; };
   if (a.real != b.real || a.spins != b.spins || a.bands != b.bands) return "flavour, spins or bands";
