@@ -146,18 +146,12 @@ std::array<int, 3> default_fft_grid(const Wavefunctions& w) {
   return grid;
 }
 
-// Room after the matrix: OpenBLAS 0.3.21's zgemv_n_HASWELL, inside ZHETRD, crashed in 5 of 30 runs of
-// the Si-EPM solve (171 x 171, an access past the matrix's end by its backtrace and by this cure; none
-// in 100 runs with this slack).
-constexpr std::size_t kSlack = 512;
-
 // Diagonalises the n x n Hamiltonian's upper triangle (column-major) and keeps the lowest `bands`.
 template <class T>
 void lowest_states(device::Context& ctx, int n, std::vector<T>& h, int bands, std::vector<double>& energies,
                    std::vector<T>& coefficients) {
   Array<T> a(ctx.backend());
   a.assign(h);
-  a.resize(h.size() + kSlack);
   Array<double> w(ctx.backend(), static_cast<std::size_t>(n));
   device::eigh(ctx, device::Triangle::Upper, n, a, w);
   std::vector<double> values = w.to_vector();
