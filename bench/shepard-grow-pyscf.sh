@@ -30,10 +30,11 @@ sed -e "s/^iterations = .*/iterations = 100000/" \
     -e "s|^output = .*|output = \"h-h2o-$budget.shepard\"|" \
     examples/shepard-grow-h-h2o/input.toml > "$input"
 start=$(date +%s)
+log="$out/shepard-grow-pyscf-$budget.log"
+"$bin" shepard grow "$input" | tee "$log" | grep --line-buffered "grow: iteration"
 echo "# points  sigma_reactive(A^2)  +-  RMS error at the new points before adding them (meV)  seconds"
-"$bin" shepard grow "$input" | tee "$out/shepard-grow-pyscf-$budget.log" |
-  awk '/grow: iteration .* sigma/ {
-         for (i = 1; i <= NF; ++i) { if ($i == "sigma") s = $(i+1) " " $(i+3); if ($i == "there") e = $(i+1); }
-         printf "%7d  %s  %s  %s\n", $4, s, e, $NF == "s" ? $(NF-1) : ""; fflush() }
-       /failed|stopped/ { print "# " $0; fflush() }'
-echo "# $(( $(date +%s) - start )) s; log: $out/shepard-grow-pyscf-$budget.log"
+awk '/grow: iteration .* sigma/ {
+       for (i = 1; i <= NF; ++i) { if ($i == "sigma") s = $(i+1) " " $(i+3); if ($i == "there") e = $(i+1); }
+       printf "%7d  %s  %s  %s\n", $4, s, e, $(NF-1) }
+     /failed|stopped/ { print "# " $0 }' "$log"
+echo "# $(( $(date +%s) - start )) s; log: $log"

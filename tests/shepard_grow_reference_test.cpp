@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "quasar/core/structure.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/potential/shepard/grow/external_reference.hpp"
 #include "quasar/potential/shepard/grow/grow.hpp"
@@ -172,6 +173,12 @@ TEST(ShepardGrowReference, GrowsOnAProgramAndSkipsItsFailures) {
   EXPECT_NE(r.failures.front().find("the SCF did not converge (fake)"), std::string::npos);
   EXPECT_NE(log.str().find("failed in the reference"), std::string::npos);
   EXPECT_NE(log.str().find("reference fake Morse pairs"), std::string::npos);
+  // The molecule's modes from the program's Hessians: H2's Morse frequency a sqrt(2 D / mu) / (2 pi c).
+  const std::string key = "frequencies (cm^-1): ";
+  ASSERT_NE(log.str().find(key), std::string::npos);
+  const double wavenumber = std::stod(log.str().substr(log.str().find(key) + key.size()));
+  const double mu = 0.5 * element_mass("H") * 1.66053906660e-27, omega = kA * 1e10 * std::sqrt(2 * kD * 1.602176634e-19 / mu);
+  EXPECT_NEAR(wavenumber, omega / (2 * 3.141592653589793 * 2.99792458e10), 0.06);  // printed to 0.1 cm^-1
   EXPECT_GT(r.iterations.back().points, 3);
   EXPECT_EQ(shepard::read_dataset(s.output).points.size(), r.set.points.size());
   for (const auto& p : r.set.points) EXPECT_NEAR(p.energy, morse(p.positions, nullptr), 1e-12);

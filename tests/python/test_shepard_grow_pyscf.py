@@ -134,6 +134,8 @@ molecule = ["H", "H"]
 positions = [0.0, 0.0, 0.0, 0.71, 0.0, 0.0]
 projectile = "H"
 collision_energy = 1.0
+b_max = 1.0
+trajectories = 4
 [grow]
 start = [0, 0, 0, 0.71, 0, 0, 0.3, 3.0, 0]
 """)

@@ -101,6 +101,10 @@ def _mean_field(elements, positions_a, method, basis, charge, spin, conv_tol, co
 FALLBACKS = ("default", "level shift", "second-order")
 
 
+class SCFNotConverged(RuntimeError):
+    """An SCF that none of FALLBACKS converged: what skip_failures skips (any other error stops)."""
+
+
 def _converged_scf(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad, grid_level, dm0):
     tried = []
     for attempt in FALLBACKS:
@@ -130,7 +134,7 @@ def _converged_scf(elements, positions_a, method, basis, charge, spin, conv_tol,
                 if mf.converged:
                     return mf, e, tried
         tried.append(attempt)
-    raise RuntimeError(f"the SCF did not converge ({level_of_theory(method, basis, spin)}; tried "
+    raise SCFNotConverged(f"the SCF did not converge ({level_of_theory(method, basis, spin)}; tried "
                        f"{', '.join(FALLBACKS)})")
 
 
@@ -193,7 +197,7 @@ def compute(elements: Sequence[str], positions, method: str = "hf", basis: str =
         try:
             e, g, h, dm, how = _one_point(elements, pos[k], method, basis, charge, spin, conv_tol, conv_tol_grad,
                                           grid_level, derivatives, dm if guess == "previous" else None)
-        except RuntimeError as error:
+        except SCFNotConverged as error:
             if not skip_failures:
                 raise RuntimeError(f"point {k + 1}: {error}") from None
             out.energies[k] = np.nan

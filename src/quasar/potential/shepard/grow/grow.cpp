@@ -283,7 +283,13 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
   if (progress) {
     *progress << "grow: " << set.points.size() << " start points x " << set.permutations.size() << " permutations; ";
     if (reference.force_field) *progress << held_reference.size() << " held-out configurations from reference trajectories";
-    else *progress << "reference " << reference.program.description << "; error measured at each iteration's new points";
+    else {
+      *progress << "reference " << reference.program.description << "; error measured at each iteration's new points; "
+                << "the molecule's minimum on it after " << modes.iterations << " Newton steps, frequencies (cm^-1):"
+                << std::fixed << std::setprecision(1);
+      for (int k = 0; k < modes.modes(); ++k) *progress << ' ' << modes.wavenumber(k);
+      *progress << std::defaultfloat << std::setprecision(6);
+    }
     *progress << std::endl;
   }
   // An external reference's held-out error: at the last new points, before they were added.
