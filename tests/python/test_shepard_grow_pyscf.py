@@ -27,6 +27,22 @@ BENT = np.array([[0.0, 0.0, 0.0], [0.74, 0.0, 0.0], [0.3, 1.6, 0.1]])
 LEVEL = dict(method="hf", basis="sto-3g", spin=1)
 
 
+# H + H2 collisions, a few short trajectories.
+QCT = """[qct]
+molecule = ["H", "H"]
+positions = [0.0, 0.0, 0.0, 0.71, 0.0, 0.0]
+projectile = "H"
+collision_energy = 1.0
+b_max = 1.0
+trajectories = 4
+seed = 3
+timestep_fs = 0.2
+initial_separation = 4.0
+stop_distance = 4.5
+max_steps = 300
+"""
+
+
 def quasar_command():
     exe = os.environ.get("QUASAR_EXE") or shutil.which("quasar") or str(ROOT / "build" / "quasar")
     if not Path(exe).exists():
@@ -89,19 +105,7 @@ spin = 1
 threads = 1
 python = "{sys.executable}"
 script = "{SCRIPT}"
-[qct]
-molecule = ["H", "H"]
-positions = [0.0, 0.0, 0.0, 0.71, 0.0, 0.0]
-projectile = "H"
-collision_energy = 1.0
-b_max = 1.0
-trajectories = 4
-seed = 3
-timestep_fs = 0.2
-initial_separation = 4.0
-stop_distance = 4.5
-max_steps = 300
-[grow]
+{QCT}[grow]
 start = [0, 0, 0, 0.71, 0, 0, 0.3, 3.0, 0,  0, 0, 0, 0.71, 0, 0, 0.4, 0, 8.0,  0, 0, 0, 0.9, 0, 0, 0.5, 1.1, 0]
 iterations = 1
 max_points = 10
@@ -129,14 +133,7 @@ def test_grow_names_a_failing_reference_command(tmp_path):
 basis = "no-such-basis"
 python = "{sys.executable}"
 script = "{SCRIPT}"
-[qct]
-molecule = ["H", "H"]
-positions = [0.0, 0.0, 0.0, 0.71, 0.0, 0.0]
-projectile = "H"
-collision_energy = 1.0
-b_max = 1.0
-trajectories = 4
-[grow]
+{QCT}[grow]
 start = [0, 0, 0, 0.71, 0, 0, 0.3, 3.0, 0]
 """)
     run = subprocess.run([exe, "shepard", "grow", "input.toml"], cwd=tmp_path, capture_output=True, text=True)
