@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Grows the H + H2O Shepard surface of examples/shepard-grow-h-h2o against PySCF at UHF/6-31G**
 # (analytic Hessians, run by the growth loop) and prints the reactive cross section of every
-# iteration's surface against its data points: the convergence curve of docs/performance.md.
+# iteration's surface against its data points: the convergence curve of docs/performance.md; then
+# the final surface against UHF/6-31G** at fixed geometries (bench/shepard_grow_pyscf_check.py).
 #   bash bench/shepard-grow-pyscf.sh [BUDGET]      (data points, default 300)
 #   PYTHON: an interpreter with numpy and PySCF (default: scripts/python.sh's virtual environment,
 #   else python3); TRAJECTORIES per iteration (default the example's 100); PER_ITERATION new points
@@ -38,3 +39,5 @@ awk '/grow: iteration .* sigma/ {
        printf "%7d  %s  %s  %s\n", $4, s, e, $(NF-1) }
      /failed|stopped/ { print "# " $0 }' "$log"
 echo "# $(( $(date +%s) - start )) s; log: $log"
+echo "# the grown surface against UHF/6-31G** at geometries it was not grown on"
+"$python" bench/shepard_grow_pyscf_check.py "$out/h-h2o-$budget.shepard" "$bin"
