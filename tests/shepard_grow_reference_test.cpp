@@ -62,7 +62,7 @@ const std::vector<std::vector<double>> kConfigs = {{0, 0, 0, 0.74, 0, 0, 0.3, 1.
                                                    {0.1, 0, 0, 1.3, 0.2, 0.1, 0.6, 0.9, -0.3}};
 
 TEST(ShepardGrowReference, PointsMatchTheAnalyticFunction) {
-  if (!have_python()) GTEST_SKIP() << "no python3 to run the fake reference program";
+  if (!have_python()) return test::missing(test::Dependency::Python, "no python3 to run the fake reference program");
   const shepard::ReferenceBatch b = shepard::run_external_reference(fake(), kH3, kConfigs);
   ASSERT_EQ(b.points.size(), kConfigs.size());
   double worst_e = 0, worst_g = 0, worst_h = 0;
@@ -93,7 +93,7 @@ TEST(ShepardGrowReference, PointsMatchTheAnalyticFunction) {
 }
 
 TEST(ShepardGrowReference, FailuresAreListedAndTheRestKept) {
-  if (!have_python()) GTEST_SKIP() << "no python3 to run the fake reference program";
+  if (!have_python()) return test::missing(test::Dependency::Python, "no python3 to run the fake reference program");
   const shepard::ReferenceBatch b = shepard::run_external_reference(fake({"--fail-every", "2"}), kH3, kConfigs);
   EXPECT_EQ(b.failures[0], "");
   EXPECT_EQ(b.failures[1], "the SCF did not converge (fake)");
@@ -103,7 +103,7 @@ TEST(ShepardGrowReference, FailuresAreListedAndTheRestKept) {
 }
 
 TEST(ShepardGrowReference, AFailingProgramNamesItsCommandAndOutput) {
-  if (!have_python()) GTEST_SKIP() << "no python3 to run the fake reference program";
+  if (!have_python()) return test::missing(test::Dependency::Python, "no python3 to run the fake reference program");
   try {
     shepard::run_external_reference(fake({"--exit", "3"}), kH3, kConfigs);
     ADD_FAILURE() << "no error";
@@ -152,7 +152,7 @@ shepard::GrowSettings settings_of(const std::string& text) {
 // The loop on a program: points added, failures counted and skipped (every fourth chosen
 // configuration of a run), the data set written, and the data points the program's values.
 TEST(ShepardGrowReference, GrowsOnAProgramAndSkipsItsFailures) {
-  if (!have_python()) GTEST_SKIP() << "no python3 to run the fake reference program";
+  if (!have_python()) return test::missing(test::Dependency::Python, "no python3 to run the fake reference program");
   const auto dir = test::scratch_dir("shepard-grow-reference");
   shepard::GrowSettings s = settings_of(kGrowInput);
   s.output = (dir / "h3.shepard").string();
