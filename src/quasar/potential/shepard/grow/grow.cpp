@@ -259,8 +259,9 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
   // modes. A program reference has none (grow.hpp); its Hessians give the modes.
   std::vector<double> held;
   qct::NormalModes modes;
-  if (!reference.force_field) modes = program_modes(reference, s, elements);
-  if (reference.force_field) {
+  if (!reference.force_field) {
+    modes = program_modes(reference, s, elements);
+  } else {
     qct::QctSettings q = s.qct;
     q.trajectories = s.held_out_trajectories > 0 ? s.held_out_trajectories : s.qct.trajectories;
     q.collision.seed = s.qct.collision.seed + 1000003;  // a stream of its own
