@@ -56,6 +56,15 @@ shepard::ExternalReference fake(const std::vector<std::string>& options = {}) {
   return r;
 }
 
+// A failed run keeps its files and names the folder: the tests remove it.
+void remove_kept_folder(const std::string& message) {
+  const std::string key = "(kept in ";
+  const std::size_t at = message.find(key);
+  if (at == std::string::npos) return;
+  const std::size_t end = message.find(')', at);
+  std::filesystem::remove_all(message.substr(at + key.size(), end - at - key.size()));
+}
+
 const std::vector<std::string> kH3 = {"H", "H", "H"};
 const std::vector<std::vector<double>> kConfigs = {{0, 0, 0, 0.74, 0, 0, 0.3, 1.9, 0.1},
                                                    {0, 0, 0, 0.9, 0.1, 0, -0.4, 1.2, 0.2},
@@ -112,6 +121,14 @@ TEST(ShepardGrowReference, AFailingProgramNamesItsCommandAndOutput) {
     EXPECT_NE(m.find("shepard_fake_reference.py --exit 3"), std::string::npos) << m;
     EXPECT_NE(m.find("exit status 3"), std::string::npos) << m;
     EXPECT_NE(m.find("fake reference: asked to fail"), std::string::npos) << m;
+    remove_kept_folder(m);
+  }
+  try {
+    shepard::run_external_reference(fake({"--write-nothing"}), kH3, kConfigs);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrote a points file that does not read"), std::string::npos) << e.what();
+    remove_kept_folder(e.what());
   }
   shepard::ExternalReference missing;
   missing.command = {"/nonexistent/reference-program"};

@@ -166,13 +166,14 @@ ReferenceBatch run_external_reference(const ExternalReference& reference, const 
   }
   std::vector<CartesianPoint> got;
   if (failures < static_cast<long>(configs.size())) {
+    CartesianPoints c;
     try {
-      const CartesianPoints c = read_cartesian_points(points.string());
-      if (c.elements != elements) fail("wrote points of other elements than the configurations'");
-      got = c.points;
-    } catch (const InputError& e) {
+      c = read_cartesian_points(points.string());
+    } catch (const Error& e) {  // a missing file as well as a malformed one
       fail(std::string("wrote a points file that does not read: ") + e.what());
     }
+    if (c.elements != elements) fail("wrote points of other elements than the configurations'");
+    got = std::move(c.points);
   }
   if (static_cast<long>(got.size()) + failures != static_cast<long>(configs.size()))
     fail("wrote " + std::to_string(got.size()) + " points and " + std::to_string(failures) + " failures for " +
