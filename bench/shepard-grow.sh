@@ -5,8 +5,9 @@
 #   bash bench/shepard-grow.sh [BUDGET ...]     (default: 100 300 1000 2000)
 #   DEVICE=cuda to interpolate on the GPU; PER_ITERATION (new points by each criterion per
 #   iteration, default budget / 40, at least 5); TRAJECTORIES per iteration (default 40);
-#   HELD_OUT configurations (default 500); LENGTH, the constant confidence length (1/Å, default the
-#   example's 0.3: measured best at 100 points, 0.15 better from about 200 on).
+#   HELD_OUT configurations (default 500); CONFIDENCE, the lengths' mode (default the example's:
+#   fitted, constant or bayes); LENGTH, the constant confidence length (1/Å, default the example's
+#   0.3; with fitted, the length of a set under 10 points).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/shepard-grow-bench}
@@ -25,6 +26,7 @@ for budget in ${@:-100 300 1000 2000}; do
       -e "s/^trajectories = .*/trajectories = ${TRAJECTORIES:-40}/" \
       -e "s/^held_out = .*/held_out = ${HELD_OUT:-500}/" \
       -e "s/^length = [0-9.]*/length = ${LENGTH:-0.3}/" \
+      ${CONFIDENCE:+-e "s/^confidence = \"[a-z]*\"/confidence = \"$CONFIDENCE\"/"} \
       -e "s|^output = .*|output = \"h-ch4-$budget.shepard\"|" \
       examples/shepard-grow-h-ch4/input.toml > "$input"
   start=$(date +%s)

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "quasar/core/units.hpp"
 #include "quasar/io/extxyz.hpp"
 #include "quasar/io/lammps_data.hpp"
 #include "quasar/io/read.hpp"
@@ -16,6 +17,7 @@
 #endif
 #include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/registry.hpp"
+#include "support.hpp"
 #include "test_systems.hpp"
 
 namespace quasar {
@@ -75,6 +77,28 @@ TEST_F(Cli, InfoHelpAndVersion) {
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("missing.json"), std::string::npos);
   EXPECT_EQ(quasar("test --help").code, 0);
+}
+
+// A Tinker key and coordinates: the text output is Tinker's analyze (total and terms in kcal/mol with
+// their counts), --json the engine's units; a term not computed yet is an error naming it.
+TEST_F(Cli, EvalOfATinkerKeyPrintsWhatTinkerPrints) {
+  QUASAR_REQUIRE_FAMILY("amoeba");
+  const std::string dir = test::shared_path("reference/amoeba/tinker-test-file");
+  if (dir.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const std::string args = "eval --device cpu --model " + dir + "/tortor/trpcage.key --structure " + dir + "/tortor/trpcage.xyz";
+  Result r = quasar(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Total Potential Energy :                 -9.5128 Kcal/mole"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" Torsion-Torsion                         -9.5128                3"), std::string::npos) << r.out;
+  r = quasar(args + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["energy"].get<double>(), -9.5128 * units::kcal_mol, 0.6e-4 * units::kcal_mol);
+  EXPECT_NEAR(j["terms"]["tortor"].get<double>(), j["energy"].get<double>(), 1e-12);
+  EXPECT_EQ(j["forces"].size(), 304u);
+  r = quasar("eval --device cpu --model " + dir + "/vasopressin/vasopressin.key --structure " + dir + "/vasopressin/vasopressin.xyz");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("vasopressin.key: not yet supported: Atomic Multipoles"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, EvalJsonEqualsTheLibrary) {

@@ -282,7 +282,7 @@ TEST_F(Validation, StructureTableAndLattice) {
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [1, 1, 1]\nmass = -1.0\n", "'mass': expected a finite non-negative mass"},
       {"lattice = \"fcc\"\nelement = \"\"\na = 3.6\nrepeat = [1, 1, 1]\n", "'element': expected an element"},
       {"lattice = \"fcc\"\nelement = \"Cu\"\na = 3.6\nrepeat = [2000, 2000, 2000]\n", "'lattice': the lattice would have 32000000000 atoms"},
-      {"file = \"two.data\"\nformat = \"pdb\"\n", "2: 'format': expected auto, extxyz, lammps-data or lammps-dump, found 'pdb'"},
+      {"file = \"two.data\"\nformat = \"pdb\"\n", "2: 'format': expected auto, extxyz, lammps-data, lammps-dump or tinker, found 'pdb'"},
   };
   for (const auto& [text, msg] : bad) {
     try {

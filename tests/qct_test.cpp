@@ -419,6 +419,7 @@ TEST(QctInput, BadInputNamesTheKey) {
   expect("timestep_fs = -1\n", "qct.timestep_fs");
   expect("batch = 1\n", "qct.batch");
   expect("bond_distance = 20\n", "qct.bond_distance");
+  expect("minimum_force = 0\n", "qct.minimum_force");
   expect("speed = 3\n", "collision_energy");  // unknown keys list the valid ones
   expect("[qct.masses]\nH = -1\n", "qct.masses.H");
   const std::string wrong = input_error("[qct]\nmolecule = [\"C\", \"H\"]\npositions = [0, 0, 0]\nprojectile = \"H\"\n"

@@ -48,6 +48,7 @@ std::string built_in_types() {
   add(QUASAR_WITH_NNP, "nnp");
   add(QUASAR_WITH_SHEPARD, "shepard");
   add(QUASAR_WITH_SURFACES, "analytic-surface");
+  add(QUASAR_WITH_AMOEBA, "amoeba");
   return types;
 }
 
@@ -61,8 +62,8 @@ TEST(Registry, BuiltInFamiliesAndTheirCapabilities) {
   EXPECT_EQ(r.find("morse"), nullptr);
   if (!QUASAR_WITH_PAIR || !QUASAR_WITH_BONDED || !QUASAR_WITH_DP) GTEST_SKIP() << "this build leaves out families";
   for (const PotentialFamily& f : r.families()) {
-    // The analytic reference surfaces are CPU-only.
-    EXPECT_EQ(f.capabilities.gpu, f.name != "analytic-surface") << f.name;
+    // The analytic reference surfaces and AMOEBA (so far) are CPU-only.
+    EXPECT_EQ(f.capabilities.gpu, f.name != "analytic-surface" && f.name != "amoeba") << f.name;
     EXPECT_TRUE(f.capabilities.per_atom) << f.name;
     EXPECT_TRUE(f.capabilities.supports(Precision::Double)) << f.name;
     EXPECT_FALSE(f.description.empty()) << f.name;
@@ -183,9 +184,9 @@ TEST(Registry, UnknownTypesAndFormatsListWhatIsRegistered) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string formats =
-        QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP && QUASAR_WITH_SHEPARD
+        QUASAR_WITH_PAIR && QUASAR_WITH_DP && QUASAR_WITH_NNP && QUASAR_WITH_SHEPARD && QUASAR_WITH_AMOEBA
             ? ".eam, .eam.alloy, .setfl (eam); .dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
-              ".shepard, .shepard.h5, .shepard.hdf5 (shepard)"
+              ".shepard, .shepard.h5, .shepard.hdf5 (shepard); .key (amoeba)"
             : potential_registry().model_formats();
     EXPECT_NE(std::string(e.what()).find("unknown model format (expected " + formats + ", or a .toml file with [potential])"),
               std::string::npos)

@@ -136,6 +136,151 @@ TEST(ShepardConfidence, ExactExpansionsGetTheLongestLength) {
   for (double d : one.points[0].confidence) EXPECT_EQ(d, 0.25);
 }
 
+// Leave-one-out errors written out: per data point j, a data set of the others (their lengths
+// given, the same along every pair; or, without lengths, their own) interpolated at point j by the
+// ordinary evaluation.
+std::vector<double> leave_one_out_directly(const DataSet& set, const std::vector<double>& lengths = {}) {
+  std::vector<double> errors;
+  for (std::size_t j = 0; j < set.points.size(); ++j) {
+    DataSet others = set;
+    others.points.clear();
+    for (std::size_t i = 0; i < set.points.size(); ++i)
+      if (i != j) {
+        others.points.push_back(set.points[i]);
+        if (!lengths.empty()) others.points.back().confidence.assign(others.points.back().confidence.size(), lengths[i]);
+      }
+    errors.push_back(set.points[j].energy - shepard::evaluate(shepard::Interpolant::from(others), set.points[j].positions.data()));
+  }
+  return errors;
+}
+
+double rms_of(const std::vector<double>& x) {
+  double s = 0;
+  for (double v : x) s += v * v;
+  return std::sqrt(s / static_cast<double>(x.size()));
+}
+
+TEST(ShepardConfidence, LeaveOneOutErrorsAgainstTheInterpolationWrittenOut) {
+  CubicSurface f;
+  f.c = 4;
+  shepard::CartesianPoints c;
+  c.elements = {"N", "H", "H", "H"};
+  for (int k = 0; k < 14; ++k) c.points.push_back(f(displaced(k, 0.4)));
+  std::vector<double> lengths;
+  for (int k = 0; k < 14; ++k) lengths.push_back(0.05 + 0.02 * k);
+  double worst = 0;
+  for (const auto weight : {shepard::WeightKind::TwoPart, shepard::WeightKind::OnePart})
+    for (double wtol : {0.0, 1e-3}) {
+      shepard::Parameters p;
+      p.weight = weight;
+      p.wtol = wtol;
+      const DataSet set = shepard::build_dataset(c, p, 0.3, {});  // the 6 permutations of the hydrogens
+      ASSERT_EQ(set.permutations.size(), 6u);
+      const std::vector<double> fast = shepard::leave_one_out_errors(set, lengths, 1000);  // every replica
+      const std::vector<double> direct = leave_one_out_directly(set, lengths);
+      for (std::size_t j = 0; j < fast.size(); ++j) {
+        ASSERT_GT(std::abs(direct[j]), 1e-6);  // the expansions miss something
+        worst = std::max(worst, std::abs(fast[j] - direct[j]) / std::abs(direct[j]));
+      }
+    }
+  test::print_measured("leave-one-out errors against the interpolation written out (relative)", worst);
+  EXPECT_LT(worst, 1e-9);
+}
+
+// The fitted lengths: their leave-one-out RMS error, recomputed directly, is the one reported and no
+// worse than that of the best constant length found by scanning with the direct evaluation.
+TEST(ShepardConfidence, FittedLengthsMinimiseTheLeaveOneOutError) {
+  CubicSurface f;
+  f.c = 4;
+  shepard::CartesianPoints c;
+  c.elements = {"N", "H", "H", "H"};
+  for (int k = 0; k < 16; ++k) c.points.push_back(f(displaced(k, k < 8 ? 0.15 : 0.6)));  // a dense and a sparse half
+  shepard::Parameters p;
+  p.wtol = 0;
+  DataSet set = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
+  shepard::FittedSettings s;
+  s.window = 0;         // every point counts
+  s.pair_exponent = 0;  // the same length along every pair, as the scan below
+  s.tolerance = 0;      // the least RMS itself
+  const shepard::FittedLengths fit = shepard::fitted_confidence(set, s);
+  std::vector<double> lengths;
+  for (const auto& q : set.points) {
+    for (double d : q.confidence) ASSERT_EQ(d, q.confidence[0]);  // the same along every pair
+    lengths.push_back(q.confidence[0]);
+  }
+  const double direct = rms_of(leave_one_out_directly(set, lengths));
+  double best_constant = 1e300, best_length = 0;
+  for (double d = 0.01; d < 3; d *= 1.05) {
+    const double r = rms_of(leave_one_out_directly(set, std::vector<double>(lengths.size(), d)));
+    if (r < best_constant) best_constant = r, best_length = d;
+  }
+  test::print_measured("fitted leave-one-out RMS (eV), reported vs written out (relative)", std::abs(fit.leave_one_out_rms / direct - 1));
+  test::print_measured("fitted leave-one-out RMS / best constant length's (" + std::to_string(best_length) + "/A)", direct / best_constant);
+  test::print_measured("fitted exponent", fit.exponent);
+  EXPECT_NEAR(fit.leave_one_out_rms, direct, 1e-10 * direct);
+  EXPECT_LE(direct, best_constant * 1.01);  // the grid's scales are 2^(1/8) apart; the direct scan's 1.05
+  // With a tolerance: a scale no longer, an RMS within it of the least.
+  s.tolerance = 0.02;
+  DataSet tolerant = set;
+  const shepard::FittedLengths shorter = shepard::fitted_confidence(tolerant, s);
+  EXPECT_LE(shorter.scale, fit.scale);
+  EXPECT_LE(shorter.leave_one_out_rms, 1.02 * fit.leave_one_out_rms * (1 + 1e-12));
+  // Within an energy window: the RMS over the points in it only.
+  double lowest = 1e300;
+  for (const auto& q : set.points) lowest = std::min(lowest, q.energy);
+  std::vector<double> energies;
+  for (const auto& q : set.points) energies.push_back(q.energy - lowest);
+  std::sort(energies.begin(), energies.end());
+  s.window = 0.5 * (energies[11] + energies[12]);  // 12 of the 16
+  const shepard::FittedLengths windowed = shepard::fitted_confidence(set, s);
+  EXPECT_EQ(windowed.counted, 12);
+  lengths.clear();
+  for (const auto& q : set.points) lengths.push_back(q.confidence[0]);
+  const std::vector<double> all = leave_one_out_directly(set, lengths);
+  std::vector<double> within;
+  for (std::size_t j = 0; j < all.size(); ++j)
+    if (set.points[j].energy - lowest <= s.window) within.push_back(all[j]);
+  EXPECT_NEAR(windowed.leave_one_out_rms, rms_of(within), 1e-10 * rms_of(within));
+  // Lengths per pair: d_il / d_i0 = (sigma_l / sigma_0)^(1/2), sigma_l the spread of Z_l over the
+  // points (the identity group: no other images), and the leave-one-out RMS reported is theirs.
+  s.window = 0;
+  s.pair_exponent = 0.5;
+  const shepard::FittedLengths paired = shepard::fitted_confidence(set, s);
+  std::vector<double> sigma;
+  for (int l = 0; l < 6; ++l) {
+    double sum = 0, sum2 = 0;
+    for (const auto& q : set.points) {
+      const double* x = q.positions.data();
+      int a = 0, b = 1, m = 0;
+      for (int i = 0; i < 4; ++i)
+        for (int k = i + 1; k < 4; ++k, ++m)
+          if (m == l) a = i, b = k;
+      const double z = 1 / std::sqrt(std::pow(x[3 * a] - x[3 * b], 2) + std::pow(x[3 * a + 1] - x[3 * b + 1], 2) +
+                                     std::pow(x[3 * a + 2] - x[3 * b + 2], 2));
+      sum += z, sum2 += z * z;
+    }
+    const double mean = sum / 16;
+    sigma.push_back(std::sqrt(sum2 / 16 - mean * mean));
+  }
+  double worst_ratio = 0;
+  for (const auto& q : set.points)
+    for (int l = 1; l < 6; ++l)
+      worst_ratio = std::max(worst_ratio, std::abs(q.confidence[static_cast<std::size_t>(l)] / q.confidence[0] /
+                                                       std::sqrt(sigma[static_cast<std::size_t>(l)] / sigma[0]) - 1));
+  test::print_measured("per-pair length ratios against (sigma_l / sigma_0)^(1/2) (relative)", worst_ratio);
+  EXPECT_LT(worst_ratio, 1e-8);
+  const double paired_direct = rms_of(leave_one_out_directly(set));
+  EXPECT_NEAR(paired.leave_one_out_rms, paired_direct, 1e-10 * paired_direct);
+  s.pair_exponent = 0;
+  // Too few points to learn from: every length the fallback.
+  DataSet few = shepard::build_dataset(c, p, 0.3, shepard::identity_group(4));
+  few.points.resize(5);
+  s.fallback = 0.7;
+  EXPECT_EQ(shepard::fitted_confidence(few, s).exponent, 0.0);
+  for (const auto& q : few.points)
+    for (double d : q.confidence) EXPECT_EQ(d, 0.7);
+}
+
 // Configurations (12 numbers each) around a centre, displaced by `size`.
 void cluster(std::vector<double>& out, const std::vector<double>& centre, int count, double size, int seed) {
   for (int k = 0; k < count; ++k) {
@@ -281,27 +426,38 @@ TEST(ShepardGrow, RmsErrorFallsOnTheAnalyticSurface) {
   for (const auto& x : {tetrahedral(1.09, 3.5), tetrahedral(1.39, 2.26), tetrahedral(3.0, 3.74)})
     for (double v : x) start << v << ", ";
   start << "]\n";
-  shepard::GrowSettings s = grow_input(kGrowInput, start.str());
-  ForceField reference;
-  reference.add(std::make_shared<AnalyticSurfacePotential>("ch5-cbg2009", "C", "H"), "surface");
-  std::ostringstream log;
-  const shepard::GrowResult r = shepard::grow(s, reference, Backend::Cpu, &log);
-  std::cout << log.str();
-  ASSERT_GE(r.iterations.size(), 2u);
-  const double first = r.iterations.front().rms, last = r.iterations.back().rms;
-  test::print_measured("held-out RMS error at the start (eV)", first);
-  test::print_measured("held-out RMS error at the end (eV)", last);
-  EXPECT_GT(r.iterations.back().points, r.iterations.front().points);
-  EXPECT_LT(last, 0.5 * first);
-  // Every data point reproduces the reference there (energy), replicated over the 24 permutations.
-  EXPECT_EQ(r.set.permutations.size(), 24u);
-  const shepard::Interpolant f = shepard::Interpolant::from(r.set);
-  for (const auto& p : r.set.points) {
-    EXPECT_NEAR(shepard::evaluate(f, p.positions.data()), p.energy, 1e-9 * std::abs(p.energy));
+  for (const std::string lengths : {"constant", "fitted"}) {
+    SCOPED_TRACE(lengths);
+    shepard::GrowSettings s = grow_input(kGrowInput, start.str() + "confidence = \"" + lengths + "\"\n");
+    ForceField reference;
+    reference.add(std::make_shared<AnalyticSurfacePotential>("ch5-cbg2009", "C", "H"), "surface");
+    std::ostringstream log;
+    const shepard::GrowResult r = shepard::grow(s, reference, Backend::Cpu, &log);
+    std::cout << log.str();
+    ASSERT_GE(r.iterations.size(), 2u);
+    const double first = r.iterations.front().rms, last = r.iterations.back().rms;
+    test::print_measured(lengths + " lengths: held-out RMS error at the start (eV)", first);
+    test::print_measured(lengths + " lengths: held-out RMS error at the end (eV)", last);
+    test::print_measured(lengths + " lengths: within 1 eV at the end (eV)", r.iterations.back().window_rms);
+    EXPECT_GT(r.iterations.back().points, r.iterations.front().points);
+    EXPECT_LT(last, 0.5 * first);
+    // The window holds some of the held-out configurations, not all (the trajectories climb higher).
+    EXPECT_GT(r.iterations.back().window_count, 0);
+    EXPECT_LT(r.iterations.back().window_count, 200);
+    EXPECT_LE(r.iterations.back().window_rms, r.iterations.back().max_error);
+    if (lengths == "fitted") {
+      EXPECT_GT(r.iterations.back().leave_one_out_rms, 0);  // fitted from 10 points on
+    }
+    // Every data point reproduces the reference there (energy), replicated over the 24 permutations.
+    EXPECT_EQ(r.set.permutations.size(), 24u);
+    const shepard::Interpolant f = shepard::Interpolant::from(r.set);
+    for (const auto& p : r.set.points) {
+      EXPECT_NEAR(shepard::evaluate(f, p.positions.data()), p.energy, 1e-9 * std::abs(p.energy));
+    }
   }
 }
 
-// The commands: `build --confidence bayes` writes the lengths bayes_confidence gives; `grow` on the
+// The commands: `build --confidence bayes|fitted` writes the lengths bayes_confidence or fitted_confidence gives; `grow` on the
 // example, shortened, writes a data set that reads back with the points it reports.
 TEST(ShepardGrow, Commands) {
   const auto dir = test::scratch_dir("shepard-grow-cli");
@@ -318,6 +474,14 @@ TEST(ShepardGrow, Commands) {
                                             shepard::identity_group(4));
   shepard::bayes_confidence(expected);
   EXPECT_EQ(shepard::dataset_difference(shepard::read_dataset((dir / "bayes.shepard").string()), expected), "");
+  ASSERT_EQ(std::system(("cd " + dir.string() + " && " + quasar +
+                         " shepard build points.txt fitted.shepard --confidence fitted --group identity > fitted.txt 2>&1").c_str()), 0);
+  DataSet fitted = shepard::build_dataset(shepard::read_cartesian_points((dir / "points.txt").string()), {}, 1.0,
+                                          shepard::identity_group(4));
+  shepard::FittedSettings fs;
+  fs.fallback = 1.0;
+  shepard::fitted_confidence(fitted, fs);
+  EXPECT_EQ(shepard::dataset_difference(shepard::read_dataset((dir / "fitted.shepard").string()), fitted), "");
 
   std::ifstream in(test::source_path("examples/shepard-grow-h-ch4/input.toml"));
   std::stringstream text;
@@ -361,6 +525,10 @@ TEST(ShepardGrow, BadInputNamesTheKey) {
   expect("start = [0, 0, 0]\n", "grow.start");
   expect(start + "confidence = \"guess\"\n", "grow.confidence");
   expect(start + "target_rms_meV = -1\n", "grow.target_rms_meV");
+  expect(start + "rms_window = 0\n", "grow.rms_window");
+  expect(start + "fit_neighbours = 0\n", "grow.fit_neighbours");
+  expect(start + "fit_window = -1\n", "grow.fit_window");
+  expect(start + "fit_pair_exponent = -1\n", "grow.fit_pair_exponent");
   std::string two = kGrowInput;
   two.replace(two.find("max_points = 40"), 15, "max_points = 0");
   try {

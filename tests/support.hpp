@@ -23,6 +23,7 @@ inline std::string family_option(const std::string& family) {
   if (family == "deepmd") return "QUASAR_WITH_DP";
   if (family == "nnp") return "QUASAR_WITH_NNP";
   if (family == "lj" || family == "eam") return "QUASAR_WITH_PAIR";
+  if (family == "amoeba") return "QUASAR_WITH_AMOEBA";
   return "QUASAR_WITH_BONDED";
 }
 

@@ -270,10 +270,11 @@ run 0
     ({"style": "{bad}"}, "bad.dp: not an HDF5 file"),
     ({"style": "{dir}/model.bin"}, "model.bin: unknown model format (expected .eam, .eam.alloy, .setfl (eam); "
                                    ".dp, .yaml, .yml (deepmd); input.nn, a folder with input.nn (nnp); "
-                                   ".shepard, .shepard.h5, .shepard.hdf5 (shepard), or a .toml file with [potential])"),
+                                   ".shepard, .shepard.h5, .shepard.hdf5 (shepard); .key (amoeba), or a .toml file "
+                                   "with [potential])"),
     ({"style": "{dir}/morse.toml"}, "morse.toml:2: 'potential.type': unknown potential type \"morse\"; "
                                     "valid types: lj, eam, bond/harmonic, angle/harmonic, deepmd, nnp, shepard, "
-                                    "analytic-surface"),
+                                    "analytic-surface, amoeba"),
     ({"style": "{dir}/bonds.toml"}, "bonds.toml: the term 'bond' (bond/harmonic) does not support ghost atoms, which a "
                                     "domain-decomposed code needs (families that do: lj, eam, deepmd, nnp)"),
     ({"style": "{model} colour red"}, "Unknown pair_style {name} keyword: colour (valid: device, precision, units)"),

@@ -169,16 +169,17 @@ def test_families_and_models_of_every_family(tmp_path):
     that do where it does not."""
     fam = {f["name"]: f for f in quasar.families()}
     assert list(fam) == ["lj", "eam", "bond/harmonic", "angle/harmonic", "deepmd", "nnp", "shepard",
-                         "analytic-surface"]
+                         "analytic-surface", "amoeba"]
     assert fam["nnp"]["precisions"] == ["double", "mixed32"] and fam["nnp"]["training"]
     assert fam["deepmd"]["precisions"] == ["double", "mixed32", "mixed16"] and fam["deepmd"]["training"]
     assert fam["eam"]["model_files"] == [".eam", ".eam.alloy", ".setfl"] and fam["eam"]["precisions"] == ["double"]
-    # The analytic reference surfaces have no GPU kernel.
-    assert all((f["gpu"] or n == "analytic-surface") and f["per_atom"] and f["description"] for n, f in fam.items())
-    # Bonded terms need the system's topology, which a LAMMPS pair style does not hand over; a Shepard
-    # or analytic surface is one whole molecule.
+    # The analytic reference surfaces and AMOEBA (so far) have no GPU kernel.
+    assert all((f["gpu"] or n in ("analytic-surface", "amoeba")) and f["per_atom"] and f["description"]
+               for n, f in fam.items())
+    # Bonded terms (AMOEBA's too) need the system's topology, which a LAMMPS pair style does not hand
+    # over; a Shepard or analytic surface is one whole molecule.
     assert [n for n, f in fam.items() if not f["ghost_atoms"]] == ["bond/harmonic", "angle/harmonic", "shepard",
-                                                                   "analytic-surface"]
+                                                                   "analytic-surface", "amoeba"]
     lj = tmp_path / "lj.toml"
     lj.write_text('[potential]\ntype = "lj"\ncutoff = 6.0\n[potential.species.Cu]\nepsilon = 0.05\nsigma = 2.3\n')
     models = {"deepmd": SILICON, "lj": lj} | ({"eam": CU_SETFL} if CU_SETFL.exists() else {})

@@ -14,6 +14,8 @@ int test_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int convert_command(const std::vector<std::string>& args);
 int shepard_command(const std::vector<std::string>& args);
+// `quasar gw epm` (cli/gw.cpp): GW's mean field.
+int gw_command(const std::vector<std::string>& args);
 // `quasar shepard qct` (cli/qct.cpp): quasi-classical trajectories on any force field.
 int qct_command(const std::vector<std::string>& args);
 

@@ -18,7 +18,8 @@ const char* kEvalHelp = R"(usage: quasar eval --model MODEL --structure FILE [--
 Energy (eV), forces (eV/Å) and virial (eV, LAMMPS convention) of every structure in FILE (extended
 XYZ frames, a LAMMPS data file, the frames of a LAMMPS text dump, a deepmd/npy system or an n2p2
 input.data; --format extxyz, lammps-data, lammps-dump, deepmd or n2p2 when the name does not tell).
-The frames are evaluated together, many at a time, as one batch of independent systems. --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a DeePMD-kit model (.dp,
+The frames are evaluated together, many at a time, as one batch of independent systems. --type-map names LAMMPS's numbered types 1, 2, ... MODEL: an EAM file (.eam, .eam.alloy), a Tinker key (.key: AMOEBA, with a Tinker .xyz structure;
+the text output is then Tinker's analyze: the total and each term in kcal/mol), a DeePMD-kit model (.dp,
 .yaml), an n2p2 model folder (holding input.nn) or a TOML file with a [potential] table or several
 [[potential]] tables (a force field whose terms add). --units bohr,Ha (lengths angstrom or bohr,
 energies eV or Ha) says the units of the model's files where they do not state them (n2p2's) and of
@@ -68,6 +69,11 @@ int eval_command(const std::vector<std::string>& argv) {
   const std::string& length_name = u.length_name;
   const bool per_atom = a.has("--per-atom");
   nlohmann::json all = nlohmann::json::array();
+  // A family's own text report, when every term is of one family that has one.
+  const PotentialFamily* family = ff.empty() ? nullptr : potential_registry().family_of(ff.potential(0));
+  for (const ForceField::Term& t : ff.terms())
+    if (potential_registry().family_of(*t.potential) != family) family = nullptr;
+  const auto report = family ? family->report : nullptr;
   // The frames go to the device in batches (potential/evaluate.hpp): one set of launches per batch.
   std::vector<Evaluation> results;
   for (const std::span<const Structure> batch : split_batches(frames)) {
@@ -81,6 +87,11 @@ int eval_command(const std::vector<std::string>& argv) {
     const Evaluation& e = results[k];
     if (a.has("--json")) {
       all.push_back(to_json(e, per_atom));
+      continue;
+    }
+    if (report && !u.given) {  // the family's own report (Tinker's analyze for a .key)
+      std::cout << (frames.size() > 1 ? "structure " + std::to_string(k) + "\n" : std::string());
+      report(ff, e, std::cout);
       continue;
     }
     std::cout << std::setprecision(12) << "structure " << k << ": " << frames[k].size() << " atoms\n"

@@ -1,4 +1,4 @@
-// The `quasar` command: run, eval, train, test, convert, model-devi, dp, shepard, info.
+// The `quasar` command: run, eval, train, test, convert, model-devi, dp, shepard, gw, info.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,6 +22,7 @@ commands:
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
   shepard build|eval|grow|qct  modified Shepard surfaces: data sets, evaluation, growth, trajectories
+  gw epm INPUT       GW's mean field: an empirical pseudopotential (BerkeleyGW's EPM input)
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.
@@ -51,7 +52,8 @@ int main(int argc, char** argv) {
     if (cmd == "train") return quasar::cli::train_command(args);
     if (cmd == "convert") return quasar::cli::convert_command(args);
     if (cmd == "shepard") return quasar::cli::shepard_command(args);
-    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, convert, model-devi, dp, shepard, info)");
+    if (cmd == "gw") return quasar::cli::gw_command(args);
+    throw quasar::cli::UsageError("unknown command '" + cmd + "' (valid: run, eval, train, test, convert, model-devi, dp, shepard, gw, info)");
   } catch (const quasar::cli::UsageError& e) {
     std::cerr << "quasar: " << e.what() << "\n" << "run `quasar " << (cmd.rfind("-", 0) == 0 ? "" : cmd + " ") << "--help` for usage\n";
     return 2;

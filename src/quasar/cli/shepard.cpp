@@ -31,7 +31,7 @@ int shepard_command(const std::vector<std::string>& argv) {
 #else
 
 namespace {
-const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D|bayes [--group full|identity]
+const char* kHelp = R"(usage: quasar shepard build POINTS OUTPUT --confidence D|bayes|fitted [--group full|identity]
                              [--weight two-part|one-part] [--p 2] [--q 12] [--wtol 1e-8]
                              [--length 1] [--confidence-energy 0.01]
        quasar shepard convert IN OUT
@@ -45,7 +45,9 @@ POINTS (energies, gradients and Hessians; docs/formats/shepard.md): each point's
 in local internal coordinates, every confidence length D (1/Å) or, with --confidence bayes, lengths per point and pair
 estimated from how well each point's expansion predicts its neighbours (Bettens and Collins;
 --confidence-energy: the error in eV that defines a length, --length: the length of a set of one
-point), the permutation group of identical atoms (full: every
+point), or with --confidence fitted a length per point that follows the local spacing of the data,
+scaled per pair by the spread of its inverse distance, fitted so that the others predict each point
+best (leave-one-out; --length: every length of a set under 10 points), the permutation group of identical atoms (full: every
 permutation of atoms of one element; identity: none) and the weight's parameters.
 
 eval: energy (eV) and gradient dV/dx (eV/Å, atom by atom) of every frame of STRUCTURES (extended XYZ
@@ -86,7 +88,7 @@ double number(const Args& a, const std::string& key, const std::string& fallback
 int build(const Args& a) {
   if (a.positional.size() != 3) throw UsageError("shepard build needs POINTS and OUTPUT");
   if (!a.has("--confidence"))
-    throw UsageError("shepard build needs --confidence D (the confidence length, 1/Å) or --confidence bayes");
+    throw UsageError("shepard build needs --confidence D (the confidence length, 1/Å), bayes or fitted");
   shepard::Parameters p;
   const std::string weight = a.get("--weight", "two-part");
   if (weight == "one-part") p.weight = shepard::WeightKind::OnePart;
@@ -96,9 +98,9 @@ int build(const Args& a) {
   p.wtol = number(a, "--wtol", "1e-8");
   const std::string group = a.get("--group", "full");
   if (group != "full" && group != "identity") throw UsageError("--group takes full or identity, not '" + group + "'");
-  const bool bayes = a.get("--confidence", "") == "bayes";
-  const double confidence = bayes ? number(a, "--length", "1") : number(a, "--confidence", "");
-  if (!(confidence > 0)) throw UsageError(std::string(bayes ? "--length" : "--confidence") + " must be positive (1/Å)");
+  const bool bayes = a.get("--confidence", "") == "bayes", fitted = a.get("--confidence", "") == "fitted";
+  const double confidence = bayes || fitted ? number(a, "--length", "1") : number(a, "--confidence", "");
+  if (!(confidence > 0)) throw UsageError(std::string(bayes || fitted ? "--length" : "--confidence") + " must be positive (1/Å)");
   shepard::ConfidenceSettings cs;
   cs.energy = number(a, "--confidence-energy", "0.01");
   cs.fallback = confidence;
@@ -110,6 +112,14 @@ int build(const Args& a) {
                                  group == "identity" ? shepard::identity_group(static_cast<int>(points.elements.size()))
                                                      : std::vector<std::vector<int>>{});
     if (bayes) shepard::bayes_confidence(set, cs);
+    if (fitted) {
+      shepard::FittedSettings fs;
+      fs.fallback = confidence;
+      const shepard::FittedLengths fit = shepard::fitted_confidence(set, fs);
+      if (fit.leave_one_out_rms > 0)
+        std::cout << "fitted confidence lengths: median " << fit.median_length << "/Å (scale " << fit.scale << "/Å, exponent "
+                  << fit.exponent << "), leave-one-out RMS error " << fit.leave_one_out_rms << " eV\n";
+    }
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {

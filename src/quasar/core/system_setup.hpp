@@ -17,6 +17,7 @@ struct SystemSetup {
   std::vector<std::string> type_names;  // type index -> name
   std::vector<double> type_masses;      // amu, per type
   std::vector<double> charges;          // e, per atom in input order; empty when the system has none
+  std::vector<int> atom_types;          // type index per atom in input order (empty: not known, as for LAMMPS)
   Topology topology;                    // bonds, angles, ... by input index (core/topology.hpp)
   std::size_t atom_count = 0;           // atoms in the system (0: not known, as for the LAMMPS plugin)
   // Per-atom parameters by name, each an array in input order (polarisabilities, multipoles, ...).
@@ -27,6 +28,7 @@ struct SystemSetup {
     setup.type_names = s.type_names;
     setup.type_masses = s.type_masses;
     setup.charges = s.charges;
+    setup.atom_types = s.types;
     setup.topology = s.topology;
     setup.atom_count = s.size();
     return setup;
@@ -40,8 +42,10 @@ struct SystemSetup {
     setup.type_names = std::move(m.names);
     setup.type_masses = std::move(m.masses);
     long molecules = 0;
-    for (const Structure& s : systems) {
+    for (std::size_t k = 0; k < systems.size(); ++k) {
+      const Structure& s = systems[k];
       setup.charges.insert(setup.charges.end(), s.charges.begin(), s.charges.end());
+      for (int t : s.types) setup.atom_types.push_back(m.index[k][static_cast<std::size_t>(t)]);
       const long first = molecules;  // molecule ids of later systems follow the earlier ones'
       setup.topology.append(s.topology, static_cast<int>(setup.atom_count), first);
       for (long id : s.topology.molecules) molecules = std::max(molecules, first + id);

@@ -241,6 +241,19 @@ void eigh(Context& ctx, Triangle part, int n, Array<T>& a, Array<Real<T>>& w) {
   check_matrix(ctx, w, n, 1, 1, routine, "w");
   if (n == 0) return;
   if (ctx.backend() == Backend::Cuda) return eigh_gpu(ctx, part, n, a.data(), w.data());
+  if constexpr (is_complex_v<T>) {
+    // OpenBLAS 0.3.21's zgemv_n_HASWELL (inside ?HETRD) reads past the end of the matrix on some CPUs
+    // (OpenBLAS issue 4013; it crashed 5 of 30 Si-EPM solves here): the solver works on a copy with
+    // room after it.
+    constexpr std::size_t kSlack = 512;
+    const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    std::vector<T> padded(nn + kSlack);
+    std::copy_n(a.data(), nn, padded.begin());
+    check_solver_info(lapack_eigh(lapack_part(part), n, padded.data(), w.data()), SolverKind::Eigen,
+                      lapacke_name<T>(routine));
+    std::copy_n(padded.begin(), nn, a.data());
+    return;
+  }
   check_solver_info(lapack_eigh(lapack_part(part), n, a.data(), w.data()), SolverKind::Eigen,
                     lapacke_name<T>(routine));
 }

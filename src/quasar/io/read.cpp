@@ -13,6 +13,7 @@
 #include "quasar/io/lattice.hpp"
 #include "quasar/io/deepmd_npy.hpp"
 #include "quasar/io/n2p2_data.hpp"
+#include "quasar/io/tinker_xyz.hpp"
 
 namespace quasar::io {
 
@@ -28,13 +29,15 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 std::string structure_format(const std::string& path, const std::string& format) {
-  if (format == "extxyz" || format == "lammps-data" || format == "lammps-dump") return format;
+  if (format == "extxyz" || format == "lammps-data" || format == "lammps-dump" || format == "tinker") return format;
   if (format != "auto")
-    throw InputError(path, 0, "unknown structure format '" + format + "' (valid: auto, extxyz, lammps-data, lammps-dump)");
+    throw InputError(path, 0, "unknown structure format '" + format + "' (valid: auto, extxyz, lammps-data, lammps-dump, tinker)");
+  if (ends_with(path, ".xyz") && is_tinker_xyz(path)) return "tinker";
   if (ends_with(path, ".xyz") || ends_with(path, ".extxyz")) return "extxyz";
   if (ends_with(path, ".data") || ends_with(path, ".lmp") || ends_with(path, ".lammps")) return "lammps-data";
   if (ends_with(path, ".dump") || ends_with(path, ".lammpstrj")) return "lammps-dump";
-  throw InputError(path, 0, "cannot tell the format from the file name; give the format: extxyz, lammps-data or lammps-dump");
+  if (is_tinker_xyz(path)) return "tinker";  // Tinker's coordinates go by any name (.xyz, .amoeba, .001)
+  throw InputError(path, 0, "cannot tell the format from the file name; give the format: extxyz, lammps-data, lammps-dump or tinker");
 }
 
 namespace {
@@ -67,7 +70,8 @@ std::vector<Structure> read_frames(const std::string& path, const std::string& f
   const std::string f = structure_format(path, format);
   if (f == "lammps-dump") return read_lammps_dump(path, type_names);
   if (f == "lammps-data") return {renamed(read_lammps_data(path), path, type_names)};
-  if (!type_names.empty()) throw InputError(path, 0, "type names are for LAMMPS files; extended XYZ names its species");
+  if (!type_names.empty()) throw InputError(path, 0, "type names are for LAMMPS files; XYZ files name their types");
+  if (f == "tinker") return {read_tinker_xyz(path)};
   return read_extxyz(path);
 }
 
@@ -83,8 +87,8 @@ std::pair<std::filesystem::path, std::string> structure_file(const ConfigTable& 
   if (p.is_relative()) p = base_dir / p;
   if (!std::filesystem::exists(p)) t.fail("file", "structure file '" + p.string() + "' not found");
   const std::string format = t.get_string("format", "auto");
-  if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump")
-    t.fail("format", "expected auto, extxyz, lammps-data or lammps-dump, found '" + format + "'");
+  if (format != "auto" && format != "extxyz" && format != "lammps-data" && format != "lammps-dump" && format != "tinker")
+    t.fail("format", "expected auto, extxyz, lammps-data, lammps-dump or tinker, found '" + format + "'");
   return {p, format};
 }
 }  // namespace

@@ -10,8 +10,9 @@
 
 namespace quasar::io {
 
-// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ; .data/.lmp/.lammps -> LAMMPS
-// data; .dump/.lammpstrj -> LAMMPS dump), "extxyz", "lammps-data" or "lammps-dump".
+// format: "auto" (from the extension: .xyz/.extxyz -> extended XYZ, or Tinker's .xyz (tinker_xyz.hpp) when its
+// first lines are Tinker's; .data/.lmp/.lammps -> LAMMPS data; .dump/.lammpstrj -> LAMMPS dump;
+// any other name whose first lines are Tinker's -> Tinker), "extxyz", "lammps-data", "lammps-dump" or "tinker".
 // type_names, when given, name LAMMPS's numbered types 1, 2, ... (data files and dumps).
 std::string structure_format(const std::string& path, const std::string& format = "auto");
 // The first frame of the file.

@@ -29,6 +29,11 @@ namespace shepard {
 void register_family(PotentialRegistry& registry);  // potential/shepard/family.cpp
 }
 #endif
+#if QUASAR_WITH_AMOEBA
+namespace amoeba {
+void register_family(PotentialRegistry& registry);  // potential/amoeba/family.cpp
+}
+#endif
 #if QUASAR_WITH_SURFACES
 void register_analytic_surface_family(PotentialRegistry& registry);  // potential/shepard/surfaces/family.cpp
 #endif
@@ -53,6 +58,9 @@ PotentialRegistry& potential_registry() {
 #endif
 #if QUASAR_WITH_SURFACES
     register_analytic_surface_family(r);
+#endif
+#if QUASAR_WITH_AMOEBA
+    amoeba::register_family(r);
 #endif
     return r;
   }();

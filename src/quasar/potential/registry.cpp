@@ -167,10 +167,12 @@ std::unique_ptr<Potential> load_model(const std::string& path, const ModelOption
   }
   const PotentialRegistry& registry = potential_registry();
   const PotentialFamily* f = registry.probe_model(path);
-  if (!f || !f->from_file)
+  if (!f || (!f->from_file && !f->force_field_from_file))
     throw InputError(path, 0, "unknown model format (expected " + registry.model_formats() +
                                   ", or a .toml file with [potential])");
   check_options(path, f->name, f->model_options, options);
+  if (!f->from_file)
+    throw InputError(path, 0, "a " + f->name + " model holds several terms: it is a force field (quasar eval, run)");
   return f->from_file(path, options);
 }
 
@@ -179,6 +181,10 @@ ForceField load_force_field(const std::string& path, const ModelOptions& options
     check_options(path, "TOML", {}, options);
     const toml::table root = parse_toml_file(path);
     return make_force_field(ConfigTable{&root, path, ""}, std::filesystem::path(path).parent_path());
+  }
+  if (const PotentialFamily* f = potential_registry().probe_model(path); f && f->force_field_from_file) {
+    check_options(path, f->name, f->model_options, options);
+    return f->force_field_from_file(path, options);
   }
   return ForceField(std::shared_ptr<Potential>(load_model(path, options)));
 }

@@ -5,6 +5,7 @@
 // and include no family's own headers. potential/families.cpp lists the registration functions.
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "quasar/core/config.hpp"
 #include "quasar/device/precision.hpp"
+#include "quasar/potential/evaluate.hpp"
 #include "quasar/potential/force_field.hpp"
 #include "quasar/train/trainable.hpp"
 
@@ -46,6 +48,12 @@ struct PotentialFamily {
   std::vector<std::string> model_folder_files;
   std::vector<std::string> model_options;  // the ModelOptions its from_file understands ("units")
   std::function<std::unique_ptr<Potential>(const std::string& path, const ModelOptions& options)> from_file;
+  // Model files that describe several terms (a Tinker key: one term per energy term): when set,
+  // load_force_field reads them through it, and load_model, which wants one potential, refuses them.
+  std::function<ForceField(const std::string& path, const ModelOptions& options)> force_field_from_file;
+  // The text report of an evaluation in the family's own units and names (Tinker's analyze), which
+  // `quasar eval` prints for a force field whose terms are all of this family.
+  std::function<void(const ForceField& force_field, const Evaluation& e, std::ostream& out)> report;
   // Training (capabilities.training): the inputs it reads, by how their names end (".json") or by
   // their names ("input.nn", also inside a folder given instead), and the run such an input
   // describes on `backend`, in `precision` (none given: the input's own choice).

@@ -205,7 +205,9 @@ NormalModes normal_modes(const Structure& system, std::span<const int> molecule,
     }
     if (iteration >= settings.max_iterations)
       throw Error("normal modes: no minimum after " + std::to_string(settings.max_iterations) +
-                  " Newton steps (largest force " + std::to_string(largest) + " eV/Å)");
+                  " Newton steps (largest force " + std::to_string(largest) + " eV/Å, tolerance " +
+                  std::to_string(settings.force_tolerance) + "; an interpolated surface may need a looser one:" +
+                  " [qct] minimum_force)");
     // Newton step in mass-weighted internal coordinates: dy = -V diag(1/lambda) V^T D^T M^-1/2 g.
     std::vector<double> gint(static_cast<std::size_t>(q), 0.0), step(static_cast<std::size_t>(q), 0.0);
     for (int c = 0; c < q; ++c)

@@ -18,28 +18,22 @@ namespace quasar::shepard {
 
 namespace {
 
-__global__ void list_bounds_kernel(const int* __restrict kept, int count, int capacity, int* __restrict begin,
+__global__ void list_bounds_kernel(const int* __restrict found, int count, int capacity, int* __restrict begin,
                                    int* __restrict end) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   begin[k] = k * capacity;
-  end[k] = k * capacity + kept[k];
+  end[k] = k * capacity + min(found[k], capacity);
 }
 
-// Z of configuration index[k] (or k) into z[k pairs + l]: the weights' passes read it (their fused
-// differences round otherwise than the CPU anyway).
+// Z of configuration index[k] (or k) into z[k pairs + l], as the CPU and the Taylor pass round it.
 __global__ void inverse_distances_kernel(const double* __restrict configs, const int* __restrict index, int count,
                                          int atoms, double* __restrict z) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const double* x = configs + static_cast<long>(index ? index[k] : k) * 3 * atoms;
-  double* out = z + static_cast<long>(k) * (atoms * (atoms - 1) / 2);
-  int l = 0;
-  for (int a = 0; a < atoms; ++a)
-    for (int c = a + 1; c < atoms; ++c, ++l) {
-      const double dx = x[3 * a] - x[3 * c], dy = x[3 * a + 1] - x[3 * c + 1], dz = x[3 * a + 2] - x[3 * c + 2];
-      out[l] = 1.0 / sqrt(dx * dx + dy * dy + dz * dz);
-    }
+  const int pairs = atoms * (atoms - 1) / 2;
+  for (int l = 0; l < pairs; ++l) z[static_cast<long>(k) * pairs + l] = gpu::inverse_distance(x, atoms, l);
 }
 
 template <class T>
@@ -52,6 +46,7 @@ T* grow(Array<T>& a, std::size_t n) {
 
 struct GpuInterpolant::Impl {
   Interpolant host_shape;  // sizes and parameters only (no arrays)
+  Array<float> scale32{Backend::Cuda}, offset32{Backend::Cuda};
   Array<double> scale{Backend::Cuda}, offset{Backend::Cuda}, point_z{Backend::Cuda}, point_inv_d{Backend::Cuda},
       u{Backend::Cuda}, energy{Backend::Cuda}, gradient{Backend::Cuda}, hessian{Backend::Cuda},
       z_hessian{Backend::Cuda}, z_gradient{Backend::Cuda};
@@ -60,8 +55,7 @@ struct GpuInterpolant::Impl {
   gpu::Tables tables{};
   // Work arrays, grown as batches need.
   Array<double> configs{Backend::Cuda}, energies{Backend::Cuda}, gradients{Backend::Cuda}, z{Backend::Cuda},
-      estimate{Backend::Cuda}, partial{Backend::Cuda}, u_min{Backend::Cuda}, cut{Backend::Cuda},
-      candidate_u{Backend::Cuda};
+      estimate{Backend::Cuda}, far_partial{Backend::Cuda}, far{Backend::Cuda}, sorted_u{Backend::Cuda};
   Array<int> found{Backend::Cuda}, candidates{Backend::Cuda}, kept{Backend::Cuda}, sorted{Backend::Cuda},
       begin{Backend::Cuda}, end{Backend::Cuda}, index{Backend::Cuda}, set_of{Backend::Cuda};
   Array<unsigned char> sort_temp{Backend::Cuda};
@@ -125,6 +119,8 @@ struct GpuInterpolant::Impl {
     if (identity < 0) throw Error("shepard: the permutation group lacks the identity");
     scale.assign(f.inv_d_columns);
     offset.assign(off);
+    scale32.assign(std::vector<float>(f.inv_d_columns.begin(), f.inv_d_columns.end()));
+    offset32.assign(std::vector<float>(off.begin(), off.end()));
     target.assign(to);
     point_z.assign(f.point_z);
     point_inv_d.assign(f.point_inv_d);
@@ -135,16 +131,19 @@ struct GpuInterpolant::Impl {
     z_taylor(f);
     pair_source.assign(f.pair_source);
     const Parameters& p = f.parameters;
+    const bool two_part = p.weight == WeightKind::TwoPart;
+    const double s_floor = 1e-4;  // below, float's s (rounding about 1e-7 of each |Z/d|) ranks replicas poorly
+    const double u_floor = two_part ? std::pow(s_floor, p.p) + std::pow(s_floor, p.q) : s_floor;
     tables = gpu::Tables{f.atoms, f.pairs, f.internal, f.group, f.data_points, f.stride, f.width, f.points, identity,
-                         p.weight == WeightKind::TwoPart, p.p, p.q, p.wtol,
-                         std::ldexp(static_cast<double>(ng * ns), 54), scale.data(), offset.data(), target.data(),
+                         two_part, p.p, p.q, p.wtol, u_floor, scale.data(), offset.data(), scale32.data(),
+                         offset32.data(), target.data(),
                          pair_source.data(), point_z.data(), point_inv_d.data(), u.data(), hessian.data(),
                          gradient.data(), energy.data(), z_hessian.data(), z_gradient.data()};
     capacity = std::min(f.points, 512);
   }
 
-  // Configurations per piece for the current list capacity: a candidate list holds a replica and
-  // its u, the sorted lists a replica.
+  // Configurations per piece for the current list capacity: a candidate list and its sorted copy
+  // hold a replica each, and the sorted copy its u.
   int piece_size() const {
     const std::size_t per_entry = 2 * sizeof(int) + sizeof(double);
     const std::size_t by_memory = limits.list_bytes / (per_entry * static_cast<std::size_t>(capacity));
@@ -161,12 +160,11 @@ struct GpuInterpolant::Impl {
                                                             grow(z, n * static_cast<std::size_t>(tables.pairs)));
     QUASAR_LAUNCH_CHECK("shepard inverse_distances_kernel");
     gpu::estimate(tables, z.data(), count, grow(estimate, n));
-    auto* part = reinterpret_cast<gpu::MinSum*>(grow(partial, 2 * static_cast<std::size_t>(gpu::weight_chunks(tables)) * n));
+    double* part = grow(far_partial, static_cast<std::size_t>(gpu::weight_chunks(tables)) * n);
     std::vector<int> counts(n);
     for (;;) {
       const std::size_t entries = n * static_cast<std::size_t>(capacity);
-      gpu::weights(tables, z.data(), count, estimate.data(), part, grow(found, n), grow(candidates, entries),
-                   grow(candidate_u, entries), capacity);
+      gpu::screen(tables, z.data(), count, estimate.data(), part, grow(found, n), grow(candidates, entries), capacity);
       found.download(counts.data(), n);
       const int most = *std::max_element(counts.begin(), counts.end());
       if (most <= capacity) break;
@@ -174,15 +172,9 @@ struct GpuInterpolant::Impl {
       if (n * static_cast<std::size_t>(capacity) * (2 * sizeof(int) + sizeof(double)) > limits.list_bytes && count > 1)
         return false;
     }
-    gpu::merge(tables, part, count, grow(u_min, n), grow(cut, n));
-    gpu::filter(u_min.data(), cut.data(), count, found.data(), candidates.data(), candidate_u.data(), capacity,
-                grow(kept, n));
-    kept.download(counts.data(), n);
-    if (*std::min_element(counts.begin(), counts.end()) == 0) throw Error("shepard: no data point in the neighbour set");
-    for (int c : counts) neighbours += c;
-    found_for += count;
-    // Sort each list (replica order, as the CPU's loop finds them).
-    list_bounds_kernel<<<grid_for(count, 128), 128>>>(kept.data(), count, capacity, grow(begin, n), grow(end, n));
+    gpu::merge(tables, part, count, grow(far, n));
+    // Sort each list (replica order, as the CPU's loop finds them), then cut it to the kept.
+    list_bounds_kernel<<<grid_for(count, 128), 128>>>(found.data(), count, capacity, grow(begin, n), grow(end, n));
     QUASAR_LAUNCH_CHECK("shepard list_bounds_kernel");
     const int items = count * capacity;
     grow(sorted, static_cast<std::size_t>(items));
@@ -192,6 +184,12 @@ struct GpuInterpolant::Impl {
     QUASAR_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(grow(sort_temp, std::max<std::size_t>(temp_bytes, 1)),
                                                          temp_bytes, candidates.data(), sorted.data(), items, count,
                                                          begin.data(), end.data()));
+    gpu::filter(tables, z.data(), count, far.data(), found.data(), sorted.data(),
+                grow(sorted_u, static_cast<std::size_t>(items)), capacity, grow(kept, n));
+    kept.download(counts.data(), n);
+    if (*std::min_element(counts.begin(), counts.end()) == 0) throw Error("shepard: no data point in the neighbour set");
+    for (int c : counts) neighbours += c;
+    found_for += count;
     return true;
   }
 
@@ -202,8 +200,8 @@ struct GpuInterpolant::Impl {
     for (int done = 0; done < count;) {
       const int piece = std::min(count - done, piece_size());
       if (!find_neighbours(x + done * n3, nullptr, piece)) continue;
-      gpu::taylor(tables, x + done * n3, piece, nullptr, kept.data(), sorted.data(), capacity, e + done,
-                  g ? g + done * n3 : nullptr);
+      gpu::taylor(tables, x + done * n3, piece, nullptr, kept.data(), sorted.data(), sorted_u.data(), capacity,
+                  e + done, g ? g + done * n3 : nullptr);
       done += piece;
     }
     QUASAR_CUDA_CHECK(cudaDeviceSynchronize());
@@ -231,8 +229,8 @@ struct GpuInterpolant::Impl {
       grow(set_of, local.size());
       set_of.upload(local.data(), local.size());
       if (last > first)
-        gpu::taylor(tables, x + first * n3, last - first, set_of.data(), kept.data(), sorted.data(), capacity,
-                    e + first, g ? g + first * n3 : nullptr);
+        gpu::taylor(tables, x + first * n3, last - first, set_of.data(), kept.data(), sorted.data(), nullptr,
+                    capacity, e + first, g ? g + first * n3 : nullptr);
       g0 = g1;
     }
     QUASAR_CUDA_CHECK(cudaDeviceSynchronize());

@@ -5,23 +5,20 @@
 // replica is a data point read through a group element's pair map, never stored), so that it stays
 // in the L2 cache. Per batch (gpu_tables.cuh lists the kernels):
 //   estimate   each configuration's smallest u over the identity's replicas: a bound on u_min;
-//   weights    blocks of (128 data points x a tile of 8 or 16 configurations), a thread per data
-//              point looping over the group with the tile's Z in shared memory, keep the smallest
-//              u and sum u_min / u of each configuration (rescaled as a smaller u turns up; ratios
-//              below 2^-54 / replicas left out, less than half a rounding together), and append the
-//              candidates, u wtol <= the smallest u known (a superset of the kept: a kept replica
-//              has u < u_min / (wtol sum) and sum >= 1), with their u, to each configuration's list;
-//              the blocks' partial results are merged in a fixed order;
-//   filter     each list cut to the replicas with u < u_min / (wtol sum) (the CPU's w > wtol
-//              without a division; at a data point u = 0), then sorted (replica order, as the CPU);
+//   screen     blocks of (128 data points x a tile of 16 configurations), a thread per data point
+//              looping over the group with the tile's Z in shared memory, u of every replica in
+//              float: the candidates (u wtol within a margin of the smallest u known, a superset
+//              of the kept: a kept replica has u < u_min / wtol), appended to each configuration's
+//              list, and the sum of 1/u over the others (each below wtol, their share of the sum
+//              at most wtol x replicas), merged over the blocks in a fixed order;
+//   filter     each list sorted (replica order, as the CPU), its u recomputed in double with the
+//              CPU's expression, and cut to u < u_min / (wtol sum) (the CPU's w > wtol without a
+//              division, sum = sum_r u_min / u_r; at a data point, u = 0, the replicas there);
 //   Taylor     a warp per configuration: V and dV/dx over its list with the CPU's expressions (a
 //              lane per replica for molecules of up to 7 atoms, the whole warp per replica beyond).
-// Every sum is taken in a fixed order, so the results are the same bits from run to run. The weight
-// passes take each (Z_l - Z_l(i)) / d_l as one fused multiply-add with -Z(i)/d and 1/d, and the
-// Taylor pass the CPU's subtractions, so only a replica within a rounding of wtol can be kept by one
-// and dropped by the other (and at a data point, where the fused form leaves u about 1e-60 instead
-// of 0, replicas lying exactly there may be kept or not, which changes nothing: the Taylor pass
-// weighs those with u = 0 alone, as the CPU does). Double precision throughout.
+// Every sum is taken in a fixed order, so the results are the same bits from run to run. Only a
+// replica within about 1e-6 of wtol (the far replicas' float share of the sum) can be kept by one
+// of CPU and GPU and dropped by the other. Double precision everywhere but the screen.
 // Plain data only here (no CUDA headers): the kernels are in gpu_interpolant.cu.
 #include <cstddef>
 #include <memory>

@@ -14,29 +14,6 @@ namespace {
 
 constexpr int kWarps = 4;  // configurations of a Taylor block, one per warp
 
-// Z_l of pair l = (a, c) at x, unfused as the CPU rounds: at a data point Z - Z(i) is then exactly 0,
-// and so is u.
-__device__ inline double inverse_distance(const double* x, int n, int l) {
-  int a = 0, rest = l;
-  while (rest >= n - 1 - a) rest -= n - 1 - a++;
-  const int c = a + 1 + rest;
-  const double dx = x[3 * a] - x[3 * c], dy = x[3 * a + 1] - x[3 * c + 1], dz = x[3 * a + 2] - x[3 * c + 2];
-  return 1.0 / sqrt(__dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz)));
-}
-
-// u of replica r at z, by one lane, in the replica's pair order (the CPU's weight_denominator).
-__device__ double denominator(const Tables& t, int r, const double* z) {
-  const int* source = t.pair_source + static_cast<long>(r % t.group) * t.pairs;
-  const double* zi = t.point_z + static_cast<long>(r / t.group) * t.width;
-  const double* di = t.point_inv_d + static_cast<long>(r / t.group) * t.width;
-  double sum = 0;
-  for (int l = 0; l < t.pairs; ++l) {
-    const double d = (z[l] - zi[source[l]]) * di[source[l]];
-    sum += t.two_part ? d * d : power(fabs(d), 2 * t.p);
-  }
-  return t.two_part ? power(sum, t.p) + power(sum, t.q) : sum;
-}
-
 // d log u / dZ_l of one pair: difference dz, 1/d `id`, dlog_ds (two-part) or u (one-part).
 __device__ inline double log_derivative(const Tables& t, double dz, double id, double dlog_ds, double u) {
   if (t.two_part) return dlog_ds * 2 * dz * id * id;
@@ -76,11 +53,18 @@ struct SetWeights {
   __device__ double numerator(double u) const { return u_min == 0 ? (u == 0 ? 1.0 : 0.0) : u_min / u; }
 };
 
-__device__ SetWeights set_weights(const Tables& t, const int* set, int ns, const double* z, int lane) {
+// u of the set's replica j: from the filter's list (set_u) when the set was found at this
+// configuration, else recomputed (a group's centre's set at another grid point).
+__device__ inline double set_u(const Tables& t, const int* set, const double* set_u, int j, const double* z) {
+  return set_u ? set_u[j] : denominator(t, set[j], z);
+}
+
+__device__ SetWeights set_weights(const Tables& t, const int* set, const double* u_of, int ns, const double* z,
+                                  int lane) {
   double least = INFINITY;
   int first = ns;
   for (int j = lane; j < ns; j += 32) {
-    const double u = denominator(t, set[j], z);
+    const double u = set_u(t, set, u_of, j, z);
     if (u < least) least = u, first = j;
   }
   for (int o = 16; o > 0; o >>= 1) {
@@ -90,7 +74,7 @@ __device__ SetWeights set_weights(const Tables& t, const int* set, int ns, const
   }
   SetWeights w{least, 0, first};
   double part = 0;
-  for (int j = lane; j < ns; j += 32) part += w.numerator(denominator(t, set[j], z));
+  for (int j = lane; j < ns; j += 32) part += w.numerator(set_u(t, set, u_of, j, z));
   w.total = warp_sum(part);
   return w;
 }
@@ -100,8 +84,8 @@ __device__ SetWeights set_weights(const Tables& t, const int* set, int ns, const
 template <int kAtoms, bool kGradient>
 __global__ void __launch_bounds__(kWarps * 32)
     taylor_lanes_kernel(Tables t, const double* __restrict configs, int count, const int* __restrict set_of,
-                        const int* __restrict kept, const int* __restrict lists, int capacity,
-                        double* __restrict energies, double* __restrict gradients) {
+                        const int* __restrict kept, const int* __restrict lists, const double* __restrict lists_u,
+                        int capacity, double* __restrict energies, double* __restrict gradients) {
   constexpr int kPairs = kAtoms * (kAtoms - 1) / 2;
   __shared__ double z_shared[kWarps][kPairs], dvdz_shared[kWarps][kPairs];
   // Per lane: sum_j w_j [dT_j/dZ - (T_j - E0) dlog u_j/dZ] and sum_j w_j dlog u_j/dZ.
@@ -117,7 +101,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int list = set_of ? set_of[k] : k;
   const int ns = min(kept[list], capacity);
   const int* set = lists + static_cast<long>(list) * capacity;
-  const SetWeights sw = set_weights(t, set, ns, z, lane);
+  const double* u_of = lists_u && !set_of ? lists_u + static_cast<long>(list) * capacity : nullptr;
+  const SetWeights sw = set_weights(t, set, u_of, ns, z, lane);
   const bool at_point = sw.u_min == 0;
   const double e0 = t.energy[set[min(sw.nearest, ns - 1)] / t.group];
   const long width = t.width;
@@ -127,22 +112,22 @@ __global__ void __launch_bounds__(kWarps * 32)
     const int* source = t.pair_source + static_cast<long>(r % t.group) * kPairs;
     const double* zi = t.point_z + i * width;
     const double* di = t.point_inv_d + i * width;
-    const double u = denominator(t, r, z);
-    const double w = sw.numerator(u) / sw.total;
-    if (w == 0) continue;
     // In Z, with dz = Z - Z(i) through the replica's pair map: T = E + dz.(gz + M dz / 2) and
     // dT/dZ = gz + M dz (M = U H U^T, gz = U g: the same as through zeta, with one matrix to read).
-    const double* mi = t.z_hessian + static_cast<long>(i) * kPairs * kPairs;
-    const double* gi = t.z_gradient + static_cast<long>(i) * kPairs;
+    // u as denominator() forms it.
     int m[kPairs];
     double dz[kPairs], tz[kPairs], e = 0, s = 0;
 #pragma unroll
     for (int l = 0; l < kPairs; ++l) {
       m[l] = source[l];
-      dz[l] = z[l] - zi[m[l]];
-      const double d = dz[l] * di[m[l]];
-      s += t.two_part ? d * d : 0.0;
+      dz[l] = __dsub_rn(z[l], zi[m[l]]);
+      s = add_pair_term(t, s, __dmul_rn(dz[l], di[m[l]]));
     }
+    const double u = denominator_from_s(t, s);
+    const double w = sw.numerator(u) / sw.total;
+    if (w == 0) continue;
+    const double* mi = t.z_hessian + static_cast<long>(i) * kPairs * kPairs;
+    const double* gi = t.z_gradient + static_cast<long>(i) * kPairs;
 #pragma unroll
     for (int l = 0; l < kPairs; ++l) {
       const double* row = mi + m[l] * kPairs;
@@ -196,9 +181,8 @@ __device__ double taylor_term(const Tables& t, int r, const WarpScratch& w, int 
   const double* di = t.point_inv_d + i * width;
   double part = 0;
   for (int l = lane; l < nb; l += 32) {
-    w.dz[l] = w.z[l] - zi[source[l]];
-    const double d = w.dz[l] * di[source[l]];
-    part += t.two_part ? d * d : power(fabs(d), 2 * t.p);
+    w.dz[l] = __dsub_rn(w.z[l], zi[source[l]]);
+    part = add_pair_term(t, part, __dmul_rn(w.dz[l], di[source[l]]));
   }
   *s_out = warp_sum(part);
   __syncwarp();
@@ -227,8 +211,8 @@ __device__ double taylor_term(const Tables& t, int r, const WarpScratch& w, int 
 template <bool kGradient>
 __global__ void __launch_bounds__(kWarps * 32)
     taylor_warps_kernel(Tables t, const double* __restrict configs, int count, const int* __restrict set_of,
-                        const int* __restrict kept, const int* __restrict lists, int capacity,
-                        double* __restrict energies, double* __restrict gradients) {
+                        const int* __restrict kept, const int* __restrict lists, const double* __restrict lists_u,
+                        int capacity, double* __restrict energies, double* __restrict gradients) {
   extern __shared__ double shared[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, k = blockIdx.x * kWarps + warp;
   if (k >= count) return;  // the whole warp; no block-wide barriers below
@@ -245,13 +229,14 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int list = set_of ? set_of[k] : k;
   const int ns = min(kept[list], capacity);
   const int* set = lists + static_cast<long>(list) * capacity;
-  const SetWeights sw = set_weights(t, set, ns, w.z, lane);
+  const double* u_of = lists_u && !set_of ? lists_u + static_cast<long>(list) * capacity : nullptr;
+  const SetWeights sw = set_weights(t, set, u_of, ns, w.z, lane);
   const bool at_point = sw.u_min == 0;
   double v = 0;
   for (int j = 0; j < ns; ++j) {
     double s;
     const double term = taylor_term(t, set[j], w, lane, &s);
-    v += sw.numerator(t.two_part ? power(s, t.p) + power(s, t.q) : s) / sw.total * term;
+    v += sw.numerator(denominator_from_s(t, s)) / sw.total * term;
   }
   if (lane == 0) energies[k] = v;
   if constexpr (kGradient) {
@@ -259,7 +244,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       const int r = set[j], i = r / t.group;
       double s;
       const double term = taylor_term(t, r, w, lane, &s);
-      const double u = t.two_part ? power(s, t.p) + power(s, t.q) : s;
+      const double u = denominator_from_s(t, s);
       const double weight = sw.numerator(u) / sw.total;
       if (weight == 0) continue;  // the same on every lane
       const int* source = t.pair_source + static_cast<long>(r % t.group) * nb;
@@ -282,10 +267,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 template <bool kGradient>
 void launch_taylor(const Tables& t, const double* configs, int count, const int* set_of, const int* kept,
-                   const int* lists, int capacity, double* energies, double* gradients) {
+                   const int* lists, const double* lists_u, int capacity, double* energies, double* gradients) {
   const unsigned blocks = static_cast<unsigned>((count + kWarps - 1) / kWarps);
   auto lanes = [&](auto kernel) {
-    kernel<<<blocks, kWarps * 32>>>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
+    kernel<<<blocks, kWarps * 32>>>(t, configs, count, set_of, kept, lists, lists_u, capacity, energies, gradients);
   };
   switch (t.atoms) {
     case 3: lanes(taylor_lanes_kernel<3, kGradient>); break;
@@ -296,7 +281,7 @@ void launch_taylor(const Tables& t, const double* configs, int count, const int*
     default: {
       const std::size_t bytes = sizeof(double) * kWarps * static_cast<std::size_t>(3 * t.pairs + 2 * t.internal);
       taylor_warps_kernel<kGradient><<<blocks, kWarps * 32, bytes>>>(t, configs, count, set_of, kept, lists,
-                                                                     capacity, energies, gradients);
+                                                                     lists_u, capacity, energies, gradients);
     }
   }
   QUASAR_LAUNCH_CHECK("shepard taylor kernel");
@@ -305,9 +290,9 @@ void launch_taylor(const Tables& t, const double* configs, int count, const int*
 }  // namespace
 
 void taylor(const Tables& t, const double* configs, int count, const int* set_of, const int* kept, const int* lists,
-            int capacity, double* energies, double* gradients) {
-  if (gradients) launch_taylor<true>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
-  else launch_taylor<false>(t, configs, count, set_of, kept, lists, capacity, energies, gradients);
+            const double* lists_u, int capacity, double* energies, double* gradients) {
+  if (gradients) launch_taylor<true>(t, configs, count, set_of, kept, lists, lists_u, capacity, energies, gradients);
+  else launch_taylor<false>(t, configs, count, set_of, kept, lists, lists_u, capacity, energies, gradients);
 }
 
 }  // namespace quasar::shepard::gpu

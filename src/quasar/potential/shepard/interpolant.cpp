@@ -473,19 +473,29 @@ void evaluate_groups(const Interpolant& f, std::span<const double> configs, std:
   check_groups(f, configs, offsets, centres, energies, gradients);
   const long groups = static_cast<long>(centres.size());
   const std::size_t n3 = static_cast<std::size_t>(3 * f.atoms);
+  // The centres' neighbour sets, then every configuration with its group's: two loops over the
+  // threads, so that a few large groups (a grid's 3^k points) still keep every thread busy.
+  std::vector<std::vector<int>> sets(static_cast<std::size_t>(groups));
   device::parallel_ranges(groups, device::threads_for(groups, 1), [&](int, long begin, long end) {
     Workspace ws;
-    std::vector<int> set;
     for (long g = begin; g < end; ++g) {
       const std::size_t gs = static_cast<std::size_t>(g);
       ws.z.resize(static_cast<std::size_t>(f.pairs));
       inverse_distances(configs.data() + static_cast<std::size_t>(centres[gs]) * n3, f.atoms, ws.z.data());
-      select_neighbours(f, ws.z.data(), set, ws);
-      for (int c = offsets[gs]; c < offsets[gs + 1]; ++c) {
-        const std::size_t at = static_cast<std::size_t>(c) * n3;
-        energies[static_cast<std::size_t>(c)] =
-            interpolate(f, configs.data() + at, set, gradients.empty() ? nullptr : gradients.data() + at, ws);
-      }
+      select_neighbours(f, ws.z.data(), sets[gs], ws);
+    }
+  });
+  std::vector<int> group_of(energies.size());
+  for (std::size_t g = 0; g < centres.size(); ++g)
+    std::fill(group_of.begin() + offsets[g], group_of.begin() + offsets[g + 1], static_cast<int>(g));
+  const long n = static_cast<long>(energies.size());
+  device::parallel_ranges(n, device::threads_for(n, 4), [&](int, long begin, long end) {
+    Workspace ws;
+    for (long c = begin; c < end; ++c) {
+      const std::size_t at = static_cast<std::size_t>(c) * n3;
+      energies[static_cast<std::size_t>(c)] =
+          interpolate(f, configs.data() + at, sets[static_cast<std::size_t>(group_of[static_cast<std::size_t>(c)])],
+                      gradients.empty() ? nullptr : gradients.data() + at, ws);
     }
   });
 }

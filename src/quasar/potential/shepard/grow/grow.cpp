@@ -81,22 +81,31 @@ std::vector<double> interpolated(const Interpolant& f, const std::vector<double>
   return e;
 }
 
-void refresh_confidence(DataSet& set, const GrowSettings& s) {
-  if (s.bayes) {
-    ConfidenceSettings c = s.bayes_settings;
-    c.fallback = s.confidence;
-    bayes_confidence(set, c);
-  } else {
-    for (DataPoint& p : set.points) p.confidence.assign(static_cast<std::size_t>(set.pairs()), s.confidence);
-  }
-}
-
 // The median of the set's confidence lengths: the h-weight's length for a new point.
 double typical_length(const DataSet& set) {
   std::vector<double> all;
   for (const DataPoint& p : set.points) all.insert(all.end(), p.confidence.begin(), p.confidence.end());
   std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
   return all[all.size() / 2];
+}
+
+// New confidence lengths for the set; what the fit found (the median length at least).
+FittedLengths refresh_confidence(DataSet& set, const GrowSettings& s) {
+  FittedLengths found;
+  if (s.lengths == GrowSettings::Confidence::Fitted) {
+    FittedSettings c = s.fitted_settings;
+    c.fallback = s.confidence;
+    return fitted_confidence(set, c);
+  }
+  if (s.lengths == GrowSettings::Confidence::Bayes) {
+    ConfidenceSettings c = s.bayes_settings;
+    c.fallback = s.confidence;
+    bayes_confidence(set, c);
+  } else {
+    for (DataPoint& p : set.points) p.confidence.assign(static_cast<std::size_t>(set.pairs()), s.confidence);
+  }
+  found.median_length = typical_length(set);
+  return found;
 }
 
 // The reference's points at these configurations: a force field's always, a program's where it could
@@ -238,6 +247,7 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
 
   // The start points.
   double lowest = 0;
+  FittedLengths fit;  // the lengths' last refresh
   {
     const ReferenceBatch batch = compute_points(reference, s, elements, s.start);
     for (std::size_t k = 0; k < batch.failures.size(); ++k)
@@ -253,7 +263,7 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
         throw Error("grow: start point " + std::to_string(k + 1) + ": " + e.what());
       }
     }
-    refresh_confidence(set, s);
+    fit = refresh_confidence(set, s);
   }
   // The held-out configurations: from trajectories on a force-field reference, which also give the
   // modes. A program reference has none (grow.hpp); its Hessians give the modes.
@@ -316,11 +326,25 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
       }
       row.rms = std::sqrt(sum / static_cast<double>(e.size()));
       if (!std::isfinite(row.rms)) row.rms = row.max_error = std::numeric_limits<double>::infinity();
+      // The dynamically relevant region: the held-out configurations within rms_window of the lowest start point.
+      double window_sum = 0;
+      for (std::size_t c = 0; c < e.size(); ++c)
+        if (held_reference[c] <= lowest + s.rms_window) window_sum += std::pow(e[c] - held_reference[c], 2), ++row.window_count;
+      row.window_rms = row.window_count > 0 ? std::sqrt(window_sum / static_cast<double>(row.window_count)) : 0;
+      if (!std::isfinite(row.window_rms)) row.window_rms = std::numeric_limits<double>::infinity();
     }
+    row.median_length = fit.median_length;
+    row.leave_one_out_rms = fit.leave_one_out_rms;
+    row.length_exponent = fit.exponent;
     auto line = [&](const GrowIteration& r, bool with_sigma) {
       if (!progress) return;
       *progress << "grow: iteration " << r.iteration << ": " << r.points << " points" << std::setprecision(4);
-      if (!held.empty()) *progress << ", RMS error " << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV)";
+      if (!held.empty())
+        *progress << ", RMS error " << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV), within " << s.rms_window
+                  << " eV " << r.window_rms * 1e3 << " meV (" << r.window_count << " configurations)";
+      *progress << ", median length " << r.median_length << "/A";
+      if (r.leave_one_out_rms > 0)
+        *progress << " (exponent " << r.length_exponent << ", leave-one-out RMS " << r.leave_one_out_rms * 1e3 << " meV)";
       if (with_sigma)
         *progress << ", sigma " << r.cross_section << " +- " << r.cross_section_error << " A^2 on " << r.visited
                   << " visited configurations, " << r.added << " added (RMS error there " << r.new_rms * 1e3
@@ -399,7 +423,7 @@ GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend,
       last_new_rms = row.new_rms;
       last_new_max = new_max;
     }
-    refresh_confidence(set, s);
+    fit = refresh_confidence(set, s);
     if (!s.output.empty()) write_dataset(s.output, set);
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
     line(row, true);

@@ -26,9 +26,11 @@ struct GrowSettings {
   std::vector<std::vector<double>> start;  // the first points' geometries: 3N each (molecule, then the atom)
   std::vector<int> permute;                // atoms (0-based) whose permutations form the group; empty: all identical atoms
   Parameters parameters;
-  bool bayes = false;                      // confidence lengths from the data (else every one `confidence`)
-  double confidence = 0.3;                 // 1/Å: the constant lengths, or bayes' length for a set of one point
+  enum class Confidence { Constant, Bayes, Fitted };
+  Confidence lengths = Confidence::Constant;  // every length `confidence`, or from the data (confidence.hpp)
+  double confidence = 0.3;                 // 1/Å: the constant lengths, or the data's for a set too small to learn from
   ConfidenceSettings bayes_settings;
+  FittedSettings fitted_settings;
   int iterations = 10;
   long max_points = 100;                   // data points (not replicated)
   double target_rms = 0;                   // eV: stop once the held-out RMS error is at most this (0: never)
@@ -41,6 +43,7 @@ struct GrowSettings {
   double hessian_step = 1e-4;              // Å
   double min_distance = 0.4;               // Å: configurations with two atoms closer are not used
   double max_energy = 50.0;                // eV above the lowest start point: higher new points are skipped
+  double rms_window = 1.0;                 // eV above the lowest start point: the held-out RMS also within it
   std::string output;                      // the data set, written after every iteration
 };
 
@@ -51,6 +54,11 @@ struct GrowIteration {
   int iteration = 0;
   long points = 0;             // data points when measured
   double rms = 0, max_error = 0;  // eV, over the held-out configurations
+  double window_rms = 0;       // eV, over those within rms_window of the lowest start point
+  long window_count = 0;       // how many they are
+  double median_length = 0;    // 1/Å: the median confidence length when measured
+  double leave_one_out_rms = 0;  // eV: the fitted lengths' leave-one-out RMS error (fitted only)
+  double length_exponent = 0;  // the fitted lengths' exponent: d_i ~ spacing_i^exponent (confidence.hpp)
   long visited = 0;            // configurations seen by this iteration's trajectories
   long added = 0, skipped = 0; // new points; chosen ones not added (too high, or linear)
   long failed = 0;             // chosen ones the reference could not compute (an SCF that did not converge)

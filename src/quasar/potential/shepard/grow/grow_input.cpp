@@ -8,9 +8,9 @@ namespace quasar::shepard {
 
 GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& qct_table) {
   t.allow_only({"start", "permute", "weight", "p", "q", "wtol", "confidence", "length", "confidence_energy",
-                "confidence_neighbours", "prior_weight", "iterations", "max_points", "target_rms_meV",
+                "confidence_neighbours", "prior_weight", "fit_neighbours", "fit_spacing", "fit_window", "fit_pair_exponent", "iterations", "max_points", "target_rms_meV",
                 "cross_section_tolerance", "h_weight_points", "variance_points", "candidates", "held_out",
-                "held_out_trajectories", "hessian_step", "min_distance", "max_energy", "output"});
+                "held_out_trajectories", "hessian_step", "min_distance", "max_energy", "rms_window", "output"});
   GrowSettings s;
   s.qct = qct::qct_settings_from_config(qct_table);
   const std::size_t n = s.qct.molecule.size() + 1, n3 = 3 * n;
@@ -46,13 +46,22 @@ GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& 
   s.confidence = t.get_double("length", 0.3);
   if (!(s.confidence > 0)) t.fail("length", "must be positive (1/Å)");
   const std::string confidence = t.get_string("confidence", "constant");
-  if (confidence == "constant") s.bayes = false;
-  else if (confidence != "bayes") t.fail("confidence", "takes \"bayes\" or \"constant\", not \"" + confidence + "\"");
+  if (confidence == "bayes") s.lengths = GrowSettings::Confidence::Bayes;
+  else if (confidence == "fitted") s.lengths = GrowSettings::Confidence::Fitted;
+  else if (confidence != "constant")
+    t.fail("confidence", "takes \"fitted\", \"bayes\" or \"constant\", not \"" + confidence + "\"");
   s.bayes_settings.energy = t.get_double("confidence_energy", 0.01);
   if (!(s.bayes_settings.energy > 0)) t.fail("confidence_energy", "must be positive (eV)");
   s.bayes_settings.neighbours = static_cast<int>(t.get_int("confidence_neighbours", 0, 0, 100000));
   s.bayes_settings.prior_weight = t.get_double("prior_weight", 1.0);
   if (!(s.bayes_settings.prior_weight > 0)) t.fail("prior_weight", "must be positive");
+  s.fitted_settings.neighbours = static_cast<int>(t.get_int("fit_neighbours", s.fitted_settings.neighbours, 1, 1000000));
+  s.fitted_settings.spacing = static_cast<int>(t.get_int("fit_spacing", s.fitted_settings.spacing, 1, 1000000));
+  s.fitted_settings.window = t.get_double("fit_window", s.fitted_settings.window);
+  if (!(s.fitted_settings.window >= 0)) t.fail("fit_window", "must be >= 0 (eV above the set's lowest energy; 0: every point)");
+  s.fitted_settings.pair_exponent = t.get_double("fit_pair_exponent", s.fitted_settings.pair_exponent);
+  if (!(s.fitted_settings.pair_exponent >= 0 && s.fitted_settings.pair_exponent <= 4))
+    t.fail("fit_pair_exponent", "must lie in [0, 4] (0: the same length along every pair)");
   s.iterations = static_cast<int>(t.get_int("iterations", 10, 0, 1000000));
   s.max_points = t.get_int("max_points", 100, 1, 10000000);
   if (s.max_points < static_cast<long>(s.start.size()))
@@ -73,6 +82,8 @@ GrowSettings grow_settings_from_config(const ConfigTable& t, const ConfigTable& 
   if (!(s.min_distance > 0)) t.fail("min_distance", "must be positive (Å)");
   s.max_energy = t.get_double("max_energy", 50.0);
   if (!(s.max_energy > 0)) t.fail("max_energy", "must be positive (eV above the lowest start point)");
+  s.rms_window = t.get_double("rms_window", 1.0);
+  if (!(s.rms_window > 0)) t.fail("rms_window", "must be positive (eV above the lowest start point)");
   s.output = t.get_string("output", "");
   return s;
 }

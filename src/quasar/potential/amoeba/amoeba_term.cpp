@@ -1,0 +1,128 @@
+#include "quasar/potential/amoeba/amoeba_term.hpp"
+
+#include <cmath>
+
+#include "quasar/core/error.hpp"
+#include "quasar/io/text.hpp"
+#include "quasar/potential/amoeba/valence_terms.hpp"
+
+namespace quasar::amoeba {
+
+namespace {
+std::string short_name(Term t) {
+  std::string k = term_keyword(t);
+  return k.substr(0, k.size() - 4);  // "bondterm" -> "bond"
+}
+}  // namespace
+
+AmoebaTerm::AmoebaTerm(std::shared_ptr<const Parameters> parameters, Term term)
+    : parameters_(std::move(parameters)), term_(term) {
+  if (!is_valence_term(term) && term != Term::Vdw) throw Error(std::string("not yet supported: ") + term_name(term));
+}
+
+std::string AmoebaTerm::name() const { return short_name(term_); }
+
+void AmoebaTerm::bind(const SystemSetup& setup) {
+  const Parameters& p = *parameters_;
+  if (setup.atom_types.size() != setup.atom_count)
+    throw Error("amoeba: the system's atom types are not known (a Tinker .xyz file gives them)");
+  std::vector<int> types(setup.atom_count);
+  for (std::size_t i = 0; i < setup.atom_count; ++i) {
+    const std::string& name = setup.type_names[static_cast<std::size_t>(setup.atom_types[i])];
+    double v = 0;
+    if (!io::parse_finite(name, v) || !(v >= 1 && v <= 1e6) || v != std::floor(v) || !p.atoms.count(static_cast<int>(v)))
+      throw InputError(p.parameter_path, 0, "atom " + std::to_string(i + 1) + " has type '" + name +
+                                                "', which is no atom type of this parameter file");
+    types[i] = static_cast<int>(v);
+  }
+  std::vector<std::vector<int>> neighbours(setup.atom_count);
+  const BondedSet& bonds = setup.topology.bonds;
+  for (std::size_t k = 0; k < bonds.size(); ++k) {
+    const int* e = bonds.entry(k);
+    if (e[0] < 0 || e[1] < 0 || static_cast<std::size_t>(std::max(e[0], e[1])) >= setup.atom_count)
+      throw Error("amoeba: a bond names an atom outside the system");
+    neighbours[static_cast<std::size_t>(e[0])].push_back(e[1]);
+    neighbours[static_cast<std::size_t>(e[1])].push_back(e[0]);
+  }
+  vdw_pairs_ = -1;
+  if (term_ == Term::Vdw) vdw_ = vdw_system(p, types, neighbours);
+  else entries_ = valence_entries(p, types, neighbours);
+  atoms_ = setup.atom_count;
+  bound_ = true;
+}
+
+long AmoebaTerm::entries() const {
+  return term_ == Term::Vdw ? vdw_pairs_ : static_cast<long>(valence_entries_count());
+}
+
+std::size_t AmoebaTerm::valence_entries_count() const {
+  switch (term_) {
+    case Term::Bond: return entries_.bonds.size();
+    case Term::Angle: return entries_.angles.size();
+    case Term::StretchBend: return entries_.strbnds.size();
+    case Term::Urey: return entries_.ureys.size();
+    case Term::OutOfPlane: return entries_.opbends.size();
+    case Term::Torsion: return entries_.torsions.size();
+    case Term::PiTorsion: return entries_.pitors.size();
+    case Term::TorsionTorsion: return entries_.tortors.size();
+    default: return 0;
+  }
+}
+
+void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& req, ForceOutput& out) {
+  if (!bound_) throw Error("amoeba " + name() + ": computed before it was bound to a system");
+  if (static_cast<std::size_t>(atoms.size()) != atoms_)
+    throw Error("amoeba " + name() + ": bound to a system of " + std::to_string(atoms_) + " atoms, given " +
+                std::to_string(atoms.size()));
+  if (atoms.backend() != Backend::Cpu)
+    throw Error("amoeba " + name() + ": runs on the CPU only so far (use --device cpu)");
+  // A structure without a cell takes the key's, as Tinker does.
+  AtomsRef a = atoms.ref();
+  const bool periodic = a.box.periodic[0] || a.box.periodic[1] || a.box.periodic[2];
+  if (!periodic && parameters_->cell) {
+    if (a.system) throw Error("amoeba " + name() + ": a key's cell applies to one system, not to a batch");
+    a.box = *parameters_->cell;
+  }
+  if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
+  else add_valence_term(term_, entries_, parameters_->header, a, req, out);
+}
+
+ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {
+  auto p = std::make_shared<const Parameters>(read_parameters(key_path, parameter_file));
+  auto on = [&](Term t) { return p->term_on[static_cast<std::size_t>(t)]; };
+  // Terms not computed yet: refused when on and given parameters.
+  const struct {
+    Term term;
+    bool present;
+    const char* records;
+  } pending[] = {{Term::Multipole, !p->multipole_list.empty(), "multipole"},
+                 {Term::Polarization, !p->polarize.empty(), "polarize"},
+                 {Term::AngleTorsion, p->other_records.count("angtors") > 0, "angtors"},
+                 {Term::StretchTorsion, p->other_records.count("strtors") > 0, "strtors"}};
+  for (const auto& t : pending)
+    if (on(t.term) && t.present)
+      throw InputError(key_path, 0, std::string("not yet supported: ") + term_name(t.term) + " (the parameters hold '" +
+                                        t.records + "' records; '" + term_keyword(t.term) +
+                                        " none' in the key leaves the term out)");
+  const struct {
+    Term term;
+    bool present;
+  } valence[] = {{Term::Bond, !p->bonds.empty()},         {Term::Angle, !p->angles.empty()},
+                 {Term::StretchBend, !p->strbnds.empty()}, {Term::Urey, !p->ureys.empty()},
+                 {Term::OutOfPlane, !p->opbends.empty()},  {Term::Torsion, !p->torsions.empty()},
+                 {Term::PiTorsion, !p->pitors.empty()},    {Term::TorsionTorsion, !p->tortors.empty()},
+                 {Term::Vdw, !p->vdw.empty()}};
+  ForceField ff;
+  for (const auto& t : valence)
+    if (on(t.term) && t.present) ff.add(std::make_shared<AmoebaTerm>(p, t.term));
+  if (ff.empty()) throw InputError(key_path, 0, "the key leaves no energy term on");
+  return ff;
+}
+
+std::string tinker_term_name(const std::string& name) {
+  for (int t = 0; t < kTerms; ++t)
+    if (short_name(static_cast<Term>(t)) == name) return term_name(static_cast<Term>(t));
+  return "";
+}
+
+}  // namespace quasar::amoeba

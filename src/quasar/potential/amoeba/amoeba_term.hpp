@@ -1,0 +1,56 @@
+#pragma once
+// AMOEBA from Tinker's files as a force field: one term per energy term of Tinker's analyze (bond,
+// angle, ...), all sharing the parameters read from the .key and its .prm. A term binds to a
+// system whose type names are Tinker atom types ("231") and whose bonds are its connectivity
+// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms
+// and van der Waals (vdw_term.hpp), on the CPU in double; a force field whose key leaves other
+// terms on is refused by name.
+#include <memory>
+#include <string>
+
+#include "quasar/potential/amoeba/parameters.hpp"
+#include "quasar/potential/amoeba/valence_setup.hpp"
+#include "quasar/potential/amoeba/vdw_term.hpp"
+#include "quasar/potential/force_field.hpp"
+
+namespace quasar::amoeba {
+
+class AmoebaTerm : public Potential {
+ public:
+  AmoebaTerm(std::shared_ptr<const Parameters> parameters, Term term);
+  std::string name() const override;  // the term's keyword without "term": "bond", "tortor"
+  std::string family() const override { return "amoeba"; }
+  double cutoff() const override { return 0; }
+  // Throws InputError for a type name that is no Tinker atom type of the parameters, or for an
+  // entry without the parameters Tinker requires.
+  void bind(const SystemSetup& setup) override;
+  void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
+  Term term() const { return term_; }
+  const Parameters& parameters() const { return *parameters_; }
+  // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
+  // for van der Waals, the pairs that interacted in the last evaluation (-1 before one).
+  long entries() const;
+
+ private:
+  std::size_t valence_entries_count() const;
+
+  std::shared_ptr<const Parameters> parameters_;
+  Term term_;
+  bool bound_ = false;
+  std::size_t atoms_ = 0;
+  ValenceEntries entries_;
+  VdwSystem vdw_;
+  long vdw_pairs_ = -1;
+};
+
+// The force field of a Tinker key: a term for every valence term the key leaves on and whose
+// records the parameters hold, and van der Waals. Throws InputError "not yet supported: <term>"
+// naming the key when a term this build cannot compute yet (multipoles, polarization, angle- and
+// stretch-torsions) is on and has parameters: leaving it out would give a wrong total silently.
+ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file = "");
+
+// Tinker's name of a term of such a force field ("Bond Stretching"), from the term's name; "" for
+// a name that is none of them.
+std::string tinker_term_name(const std::string& term_name);
+
+}  // namespace quasar::amoeba
