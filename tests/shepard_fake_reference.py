@@ -8,6 +8,7 @@ absent.
         [--fail-every K]   every K-th frame (counting from 1) is listed as failed
         [--exit STATUS]    write a message on standard error and exit with STATUS
         [--write-nothing]  exit with 0 having written nothing
+        [--calls FILE --fail-after N]   count the runs in FILE; fail from the (N+1)-th on
 """
 import argparse
 import math
@@ -48,7 +49,18 @@ def main():
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--exit", type=int, default=0)
     ap.add_argument("--write-nothing", action="store_true")
+    ap.add_argument("--calls", default=None)
+    ap.add_argument("--fail-after", type=int, default=0)
     args = ap.parse_args()
+    if args.calls:
+        try:
+            calls = int(open(args.calls).read()) + 1
+        except FileNotFoundError:
+            calls = 1
+        open(args.calls, "w").write(str(calls))
+        if calls > args.fail_after:
+            print(f"fake reference: run {calls} fails", file=sys.stderr)
+            return 4
     if args.write_nothing:
         return 0
     if args.exit:

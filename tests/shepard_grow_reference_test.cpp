@@ -211,6 +211,28 @@ TEST(ShepardGrowReference, GrowsOnAProgramAndSkipsItsFailures) {
   }
 }
 
+// A program that fails in the second iteration stops the loop with its command named, and the data
+// set written after the first stays (start points, the modes' one run and the first iteration: 3 runs).
+TEST(ShepardGrowReference, AFailureMidwayKeepsTheDataSetWritten) {
+  if (!have_python()) return test::missing(test::Dependency::Python, "no python3 to run the fake reference program");
+  const auto dir = test::scratch_dir("shepard-grow-reference-midway");
+  shepard::GrowSettings s = settings_of(kGrowInput);
+  s.output = (dir / "h3.shepard").string();
+  shepard::GrowReference reference;
+  reference.program = fake({"--calls", (dir / "calls.txt").string(), "--fail-after", "3"});
+  try {
+    shepard::grow(s, reference, Backend::Cpu, nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("exit status 4"), std::string::npos) << m;
+    EXPECT_NE(m.find("fake reference: run 4 fails"), std::string::npos) << m;
+    remove_kept_folder(m);
+  }
+  EXPECT_GT(shepard::read_dataset(s.output).points.size(), 3u);  // the start points and the first iteration's
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ShepardGrowReference, BadInputNamesTheKey) {
   auto message = [](const std::string& table) {
     const toml::table root = parse_toml_text("[reference]\n" + table, "grow.toml");
