@@ -2,8 +2,8 @@
 // --grid`, through every check they make before the first trajectory or grid point (cli/qct.cpp,
 // cli/shepard.cpp): toml++'s parser, the top-level keys and device, [qct]
 // (qct_settings_from_config), with [grow] the growth settings (grow_settings_from_config), and the
-// reference force field of [potential]; with [[zmatrix]] the grid (grid_settings_from_config) and
-// the Cartesians of its first and last points. Relative file names resolve in an empty scratch
+// reference force field of [potential] or the reference program of [reference]; with [[zmatrix]]
+// the grid (grid_settings_from_config) and the Cartesians of its first and last points. Relative file names resolve in an empty scratch
 // folder, so they must end in "not found". Seeds: the examples' inputs and the inputs the tests
 // write (fuzz/seeds/shepard_input).
 #include <filesystem>
@@ -30,12 +30,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       g.grid.cartesians(g.grid.points() - 1, x.data());
       return;
     }
-    top.allow_only({"potential", "qct", "grow", "device"});
+    top.allow_only({"potential", "reference", "qct", "grow", "device"});
     quasar::parse_backend(top.get_string("device", "cpu"));
     if (top.has("grow"))
       quasar::shepard::grow_settings_from_config(top.require_sub("grow"), top.require_sub("qct"));
     else
       quasar::qct::qct_settings_from_config(top.require_sub("qct"));
-    quasar::make_force_field(top, base);
+    if (top.has("reference"))
+      quasar::shepard::external_reference_from_config(top.require_sub("reference"), base);
+    else
+      quasar::make_force_field(top, base);
   });
 }

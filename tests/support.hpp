@@ -91,7 +91,7 @@ inline std::string lammps_potential(const std::string& name) {
 // What a test needs beyond the build: a test that lacks it skips, saying what is missing, unless the
 // run requires it. scripts/test installs DeePMD-kit and sets QUASAR_REQUIRE_DEEPMD_KIT=1; CI (.ci/run),
 // which has every dependency, sets QUASAR_REQUIRE_DEPENDENCIES=1, so that none can go missing unseen.
-enum class Dependency { DeepmdKit, Lammps, LammpsData, SharedData };
+enum class Dependency { DeepmdKit, Lammps, LammpsData, SharedData, Python };
 
 inline bool dependency_required(Dependency d) {
   auto set = [](const char* name) {

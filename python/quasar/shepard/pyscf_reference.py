@@ -9,10 +9,13 @@ in Quasar's units.
 As a process (what a growth loop in C++ runs; docs/formats/shepard.md, "The PySCF reference"):
 
     python -m quasar.shepard.pyscf_reference GEOMETRIES.xyz POINTS [--method hf] [--basis 6-31g**]
-        [--charge 0] [--spin 1] [--threads 2] [--conv-tol 1e-10] [--conv-tol-grad 1e-7]
+        [--charge 0] [--spin 1] [--threads 2] [--conv-tol 1e-10] [--conv-tol-grad 1e-7] [--failures FILE]
 
 reads every frame of a (multi-frame) XYZ file and writes the Cartesian-points file that
-`quasar shepard build` reads. Needs PySCF (`pip install pyscf`).
+`quasar shepard build` reads; with --failures, frames whose SCF does not converge are listed there
+and left out instead of failing the run (what `quasar shepard grow`'s [reference] runs). The file
+imports nothing of Quasar's, so `python pyscf_reference.py ...` works without the compiled package.
+Needs PySCF (`pip install pyscf`).
 
 Units. Positions go to PySCF in bohr and its results come back through Quasar's own constants
 (src/quasar/core/units.hpp: 1 bohr = 0.52917721067 Å, 1 hartree = 27.21138602 eV), not PySCF's
@@ -61,6 +64,8 @@ class Points:
     gradients: np.ndarray
     hessians: np.ndarray
     seconds: list[float] = field(default_factory=list)
+    failures: dict[int, str] = field(default_factory=dict)  # point index -> why it was skipped (skip_failures)
+    rescued: dict[int, str] = field(default_factory=dict)   # point index -> the fallback its SCF converged with
 
 
 Reference = Points  # what compute() returns
@@ -89,12 +94,54 @@ def _mean_field(elements, positions_a, method, basis, charge, spin, conv_tol, co
     return mf
 
 
+# What is tried, in order, when the SCF does not converge: its defaults (DIIS from the given or the
+# minimal-basis guess), then a level shift with damping, then the second-order (Newton) solver from
+# the superposition-of-atoms guess. Each must meet the same tolerances, so that the derivatives of a
+# rescued point are as accurate as any other's.
+FALLBACKS = ("default", "level shift", "second-order")
+
+
+class SCFNotConverged(RuntimeError):
+    """An SCF that none of FALLBACKS converged: what skip_failures skips (any other error stops)."""
+
+
+def _converged_scf(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad, grid_level, dm0):
+    tried = []
+    for attempt in FALLBACKS:
+        mf = _mean_field(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad, grid_level)
+        if attempt == "default":
+            e = mf.kernel(dm0=dm0)
+            if mf.converged:
+                return mf, e, tried
+        else:
+            if attempt == "level shift":
+                solver = mf
+                solver.level_shift = 0.5
+                solver.damp = 0.5
+                solver.diis_start_cycle = 4
+                solver.max_cycle = 400
+                solver.kernel()
+            else:
+                solver = mf.newton()
+                solver.max_cycle = 100
+                solver.kernel(dm0=mf.get_init_guess(key="atom"))
+            if solver.converged:
+                # Finish with the plain solver from that density: the level shift moves the orbital
+                # energies, and the derivatives are the plain mean field's.
+                mf = _mean_field(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad,
+                                 grid_level)
+                e = mf.kernel(dm0=solver.make_rdm1())
+                if mf.converged:
+                    return mf, e, tried
+        tried.append(attempt)
+    raise SCFNotConverged(f"the SCF did not converge ({level_of_theory(method, basis, spin)}; tried "
+                       f"{', '.join(FALLBACKS)})")
+
+
 def _one_point(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad, grid_level, derivatives,
                dm0=None):
-    mf = _mean_field(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad, grid_level)
-    e = mf.kernel(dm0=dm0)
-    if not mf.converged:
-        raise RuntimeError(f"the SCF did not converge ({level_of_theory(method, basis, spin)}) at\n{positions_a}")
+    mf, e, tried = _converged_scf(elements, positions_a, method, basis, charge, spin, conv_tol, conv_tol_grad,
+                                  grid_level, dm0)
     n = len(elements)
     g = h = None
     if derivatives >= 1:
@@ -103,13 +150,13 @@ def _one_point(elements, positions_a, method, basis, charge, spin, conv_tol, con
         # PySCF's Hessian is [atom i, atom j, i's component, j's component].
         hb = np.asarray(mf.Hessian().kernel())
         h = hb.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n) * HARTREE_PER_BOHR2
-    return e * HARTREE, g, h, mf.make_rdm1()
+    return e * HARTREE, g, h, mf.make_rdm1(), FALLBACKS[len(tried)]
 
 
 def compute(elements: Sequence[str], positions, method: str = "hf", basis: str = "6-31g**", charge: int = 0,
             spin: int = 1, derivatives: int = 2, conv_tol: float = 1e-10, conv_tol_grad: float = 1e-7,
             grid_level: int = 3, guess: str = "minao",
-            threads: Optional[int] = None, progress=None) -> Points:
+            threads: Optional[int] = None, progress=None, skip_failures: bool = False) -> Points:
     """Energies, gradients and Hessians of one geometry ((N, 3), Å) or many ((M, N, 3)).
 
     method: "hf" or an exchange-correlation functional PySCF knows ("b3lyp", "pbe", ...); spin: the
@@ -123,7 +170,10 @@ def compute(elements: Sequence[str], positions, method: str = "hf", basis: str =
     the others) or "previous" (each point after the first starts from the previous point's density:
     fewer SCF cycles for a sequence of nearby geometries, such as finite differences); threads: PySCF's
     thread count (default: its own). progress: a stream for one line per point.
-    Missing derivatives are NaN. An SCF that does not converge raises RuntimeError."""
+    Missing derivatives are NaN. An SCF that does not converge with its defaults is retried with a
+    level shift and then with the second-order solver (FALLBACKS; `rescued` lists the points that
+    needed one); one that converges with none raises RuntimeError, or with skip_failures leaves the
+    point NaN and its reason in `failures`."""
     elements = [str(e) for e in elements]
     pos = np.asarray(positions, dtype=np.float64)
     if pos.ndim == 2:
@@ -144,8 +194,20 @@ def compute(elements: Sequence[str], positions, method: str = "hf", basis: str =
     dm = None
     for k in range(m):
         start = time.perf_counter()
-        e, g, h, dm = _one_point(elements, pos[k], method, basis, charge, spin, conv_tol, conv_tol_grad,
-                                 grid_level, derivatives, dm if guess == "previous" else None)
+        try:
+            e, g, h, dm, how = _one_point(elements, pos[k], method, basis, charge, spin, conv_tol, conv_tol_grad,
+                                          grid_level, derivatives, dm if guess == "previous" else None)
+        except SCFNotConverged as error:
+            if not skip_failures:
+                raise RuntimeError(f"point {k + 1}: {error}") from None
+            out.energies[k] = np.nan
+            out.failures[k] = str(error)
+            out.seconds.append(time.perf_counter() - start)
+            if progress is not None:
+                print(f"pyscf: point {k + 1}/{m} skipped: {error}", file=progress, flush=True)
+            continue
+        if how != "default":
+            out.rescued[k] = how
         out.energies[k] = e
         if g is not None:
             out.gradients[k] = g
@@ -217,11 +279,12 @@ def read_xyz(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
 
 def write_points(path: str | os.PathLike, points: Points, comment: str = "") -> None:
     """The Cartesian-points file (docs/formats/shepard.md) of these points, written atomically (a
-    temporary file renamed), numbers with 17 significant digits."""
+    temporary file renamed), numbers with 17 significant digits, Hessians symmetrised."""
     path = os.fspath(path)
     n = len(points.elements)
-    m = len(points.energies)
-    if np.isnan(points.gradients).any() or np.isnan(points.hessians).any():
+    rows = [k for k in range(len(points.energies)) if k not in points.failures]
+    m = len(rows)
+    if np.isnan(points.gradients[rows]).any() or np.isnan(points.hessians[rows]).any():
         raise ValueError("a Cartesian-points file needs gradients and Hessians (derivatives=2)")
 
     def row(values):
@@ -230,13 +293,15 @@ def write_points(path: str | os.PathLike, points: Points, comment: str = "") -> 
     out = ["# Cartesian points: Å, eV, eV/Å, eV/Å² (docs/formats/shepard.md)"]
     out += [f"# {line}" for line in comment.splitlines()]
     out += ["shepard-points 1", f"atoms {n}", "elements " + " ".join(points.elements), f"points {m}"]
-    for k in range(m):
-        out += [f"point {k + 1}", f"energy {float(points.energies[k]):.17g}", "positions"]
+    for i, k in enumerate(rows):
+        out += [f"point {i + 1}", f"energy {float(points.energies[k]):.17g}", "positions"]
         out += [row(r) for r in points.positions[k]]
         out.append("gradient")
         out += [row(r) for r in points.gradients[k]]
         out.append("hessian")
-        out += [row(r) for r in points.hessians[k]]
+        # Symmetrised: PySCF's is symmetric only to its coupled-perturbed equations' tolerance (at
+        # stretched geometries up to about 1e-5 of the largest entry, more than the reader allows).
+        out += [row(r) for r in 0.5 * (points.hessians[k] + points.hessians[k].T)]
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".points-")
     try:
@@ -267,20 +332,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="SCF orbital-gradient tolerance (default 1e-7)")
     ap.add_argument("--grid-level", type=int, default=3, help="DFT grid level (default 3)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on standard error")
+    ap.add_argument("--failures", default=None,
+                    help="a frame whose SCF converges with no fallback is left out of OUTPUT and listed in this file "
+                         "(a line 'FRAME REASON' each, FRAME from 1) instead of failing the run")
     args = ap.parse_args(argv)
     try:
         elements, positions = read_xyz(args.geometries)
         points = compute(elements, positions, method=args.method, basis=args.basis, charge=args.charge,
                          spin=args.spin, derivatives=2, conv_tol=args.conv_tol,
                          conv_tol_grad=args.conv_tol_grad, grid_level=args.grid_level,
-                         threads=args.threads, progress=None if args.quiet else sys.stderr)
+                         threads=args.threads, progress=None if args.quiet else sys.stderr,
+                         skip_failures=args.failures is not None)
+        if args.failures is not None:
+            with open(args.failures, "w") as f:
+                for k, reason in sorted(points.failures.items()):
+                    f.write(f"{k + 1} {' '.join(reason.split())}\n")
         write_points(args.output, points, comment=f"{level_of_theory(args.method, args.basis, args.spin)}, "
                                                   f"charge {args.charge}, from {args.geometries} (PySCF)")
     except (ValueError, RuntimeError, ImportError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if not args.quiet:
-        print(f"pyscf: wrote {args.output}: {len(points.energies)} points, "
+        print(f"pyscf: wrote {args.output}: {len(points.energies) - len(points.failures)} points, "
+              f"{len(points.failures)} failed, {len(points.rescued)} rescued by a fallback, "
               f"{sum(points.seconds):.2f} s", file=sys.stderr)
     return 0
 

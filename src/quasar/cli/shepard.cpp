@@ -64,7 +64,8 @@ docs/formats/shepard.md, "Grids"). Progress lines on standard output.
 convert: the data set IN written as OUT, each text (.shepard) or HDF5 (.h5, .hdf5), the same
 numbers to the last bit.
 
-grow: a data set grown against the reference force field of INPUT.toml's [potential]: trajectories
+grow: a data set grown against the reference force field of INPUT.toml's [potential], or the
+reference program of its [reference] (PySCF, or any command: docs/formats/shepard.md): trajectories
 ([qct]) on the current surface, new points by h-weight and variance sampling, confidence lengths
 refreshed, until the [grow] table's target or budget (docs/user-guide.md). --device: where the
 interpolation runs (the reference runs on the CPU).
@@ -194,12 +195,18 @@ int grow(const Args& a) {
   const std::string path = a.positional[1];
   const toml::table root = parse_toml_file(path);
   const ConfigTable top{&root, path, ""};
-  top.allow_only({"potential", "qct", "grow", "device"});
+  top.allow_only({"potential", "reference", "qct", "grow", "device"});
   const Backend backend = parse_backend(a.get("--device", top.get_string("device", "cpu")));
   const auto base = std::filesystem::absolute(path).parent_path();
   shepard::GrowSettings settings = shepard::grow_settings_from_config(top.require_sub("grow"), top.require_sub("qct"));
   if (!settings.output.empty()) settings.output = (base / settings.output).string();
-  ForceField reference = make_force_field(top, base);
+  shepard::GrowReference reference;
+  if (top.has("reference")) {
+    if (top.has("potential")) top.fail("reference", "give the reference either as [potential] or as [reference], not both");
+    reference.program = shepard::external_reference_from_config(top.require_sub("reference"), base);
+  } else {
+    reference.force_field = make_force_field(top, base);
+  }
   const shepard::GrowResult r = shepard::grow(settings, std::move(reference), backend, &std::cout);
   if (!settings.output.empty())
     std::cout << "grow: wrote " << settings.output << ": " << r.set.points.size() << " data points\n";

@@ -108,6 +108,65 @@ FittedLengths refresh_confidence(DataSet& set, const GrowSettings& s) {
   return found;
 }
 
+// The reference's points at these configurations: a force field's always, a program's where it could
+// compute them (failures[k] the reason where not).
+ReferenceBatch compute_points(GrowReference& reference, const GrowSettings& s, const std::vector<std::string>& elements,
+                              const std::vector<std::vector<double>>& configs) {
+  if (!reference.force_field) return run_external_reference(reference.program, elements, configs);
+  ReferenceBatch batch;
+  batch.points = reference_points(*reference.force_field, s.qct, configs, s.hessian_step, Backend::Cpu);
+  batch.failures.resize(configs.size());
+  return batch;
+}
+
+// The molecule's minimum and normal modes on a program reference (the atom `isolation` away, as
+// run_qct places it): Newton steps with the program's analytic Hessians. normal_modes asks for a frame
+// and its displacements by the small step at a time; the program computes the frame, and the
+// displaced ones are its second-order expansion, whose central differences give its Hessian. The
+// minimum is reached when every force is below 1e-4 eV/Å: the SCF's own gradient error is about
+// 1e-5 (docs/formats/shepard.md).
+qct::NormalModes program_modes(const GrowReference& reference, const GrowSettings& s,
+                               const std::vector<std::string>& elements) {
+  const int n = static_cast<int>(s.qct.molecule.size());
+  Vec3 centre{};
+  for (const Vec3& r : s.qct.positions) centre += r * (1.0 / n);
+  std::vector<Vec3> r = s.qct.positions;
+  r.push_back(centre + Vec3{0, 0, s.qct.isolation});
+  const Structure system = qct::collision_system(s.qct, r, {});
+  std::vector<int> molecule(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) molecule[static_cast<std::size_t>(i)] = i;
+  const qct::BatchForces forces = [&](std::span<const Structure> frames) {
+    std::vector<double> x0;
+    for (const Vec3& p : frames[0].positions) x0.insert(x0.end(), {p.x, p.y, p.z});
+    const ReferenceBatch b = run_external_reference(reference.program, elements, {x0});
+    if (!b.failures[0].empty()) throw Error("grow: the reference failed at the molecule's minimum search: " + b.failures[0]);
+    const CartesianPoint& p = b.points[0];
+    const std::size_t n3 = x0.size();
+    std::vector<Evaluation> out;
+    for (const Structure& f : frames) {
+      std::vector<double> dx(n3);
+      for (std::size_t a = 0; a < n3 / 3; ++a)
+        for (int k = 0; k < 3; ++k) dx[3 * a + static_cast<std::size_t>(k)] = f.positions[a][k] - x0[3 * a + static_cast<std::size_t>(k)];
+      for (double d : dx)
+        if (std::abs(d) > 1e-2) throw Error("grow: the minimum search asked for frames far apart");
+      Evaluation e;
+      e.energy = p.energy;
+      for (std::size_t i = 0; i < n3; ++i) {
+        double g = p.gradient[i];
+        for (std::size_t j = 0; j < n3; ++j) g += p.hessian[i * n3 + j] * dx[j];
+        e.energy += (p.gradient[i] + 0.5 * (g - p.gradient[i])) * dx[i];
+        if (i % 3 == 0) e.forces.push_back({});
+        e.forces.back()[static_cast<int>(i % 3)] = -g;
+      }
+      out.push_back(std::move(e));
+    }
+    return out;
+  };
+  qct::NormalModeSettings settings = s.qct.modes;
+  settings.force_tolerance = std::max(settings.force_tolerance, 1e-4);
+  return qct::normal_modes(system, molecule, forces, settings);
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> permutations_of(const std::vector<int>& atoms, int n) {
@@ -167,7 +226,8 @@ std::vector<CartesianPoint> reference_points(ForceField& reference, const qct::Q
   return out;
 }
 
-GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, std::ostream* progress) {
+GrowResult grow(const GrowSettings& s, GrowReference reference, Backend backend, std::ostream* progress) {
+  if (!reference.force_field && reference.program.command.empty()) throw Error("grow: no reference method");
   const auto clock_start = std::chrono::steady_clock::now();
   const int n = static_cast<int>(s.qct.molecule.size()) + 1;
   const std::size_t n3 = static_cast<std::size_t>(3 * n);
@@ -189,7 +249,11 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
   double lowest = 0;
   FittedLengths fit;  // the lengths' last refresh
   {
-    const std::vector<CartesianPoint> first = reference_points(reference, s.qct, s.start, s.hessian_step, Backend::Cpu);
+    const ReferenceBatch batch = compute_points(reference, s, elements, s.start);
+    for (std::size_t k = 0; k < batch.failures.size(); ++k)
+      if (!batch.failures[k].empty())
+        throw Error("grow: the reference failed at start point " + std::to_string(k + 1) + ": " + batch.failures[k]);
+    const std::vector<CartesianPoint>& first = batch.points;
     lowest = first.front().energy;
     for (std::size_t k = 0; k < first.size(); ++k) {
       lowest = std::min(lowest, first[k].energy);
@@ -201,31 +265,46 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     }
     fit = refresh_confidence(set, s);
   }
-  // The held-out configurations: from trajectories on the reference, which also give the modes.
+  // The held-out configurations: from trajectories on a force-field reference, which also give the
+  // modes. A program reference has none (grow.hpp); its Hessians give the modes.
   std::vector<double> held;
   qct::NormalModes modes;
-  {
+  if (!reference.force_field) {
+    modes = program_modes(reference, s, elements);
+  } else {
     qct::QctSettings q = s.qct;
     q.trajectories = s.held_out_trajectories > 0 ? s.held_out_trajectories : s.qct.trajectories;
     q.collision.seed = s.qct.collision.seed + 1000003;  // a stream of its own
     std::vector<double> seen;
     qct::QctHooks hooks;
     hooks.visit = collect_visits(seen, n, s.min_distance);
-    const qct::QctResult r = qct::run_qct(q, reference, Backend::Cpu, nullptr, hooks);
+    const qct::QctResult r = qct::run_qct(q, *reference.force_field, Backend::Cpu, nullptr, hooks);
     modes = r.modes;
     held = thinned(seen, n3, s.held_out);
     if (held.empty()) throw Error("grow: the reference trajectories visited no configuration to hold out");
   }
   std::vector<double> held_reference;
-  {
+  if (reference.force_field) {
     std::vector<std::vector<double>> configs;
     for (std::size_t c = 0; c < held.size() / n3; ++c)
       configs.emplace_back(held.begin() + static_cast<std::ptrdiff_t>(c * n3), held.begin() + static_cast<std::ptrdiff_t>((c + 1) * n3));
-    for (const Evaluation& e : evaluate_batch(reference, frames_of(s.qct, configs), Backend::Cpu)) held_reference.push_back(e.energy);
+    for (const Evaluation& e : evaluate_batch(*reference.force_field, frames_of(s.qct, configs), Backend::Cpu))
+      held_reference.push_back(e.energy);
   }
-  if (progress)
-    *progress << "grow: " << set.points.size() << " start points x " << set.permutations.size() << " permutations; "
-              << held_reference.size() << " held-out configurations from reference trajectories" << std::endl;
+  if (progress) {
+    *progress << "grow: " << set.points.size() << " start points x " << set.permutations.size() << " permutations; ";
+    if (reference.force_field) *progress << held_reference.size() << " held-out configurations from reference trajectories";
+    else {
+      *progress << "reference " << reference.program.description << "; error measured at each iteration's new points; "
+                << "the molecule's minimum on it after " << modes.iterations << " Newton steps, frequencies (cm^-1):"
+                << std::fixed << std::setprecision(1);
+      for (int k = 0; k < modes.modes(); ++k) *progress << ' ' << modes.wavenumber(k);
+      *progress << std::defaultfloat << std::setprecision(6);
+    }
+    *progress << std::endl;
+  }
+  // An external reference's held-out error: at the last new points, before they were added.
+  double last_new_rms = std::numeric_limits<double>::infinity(), last_new_max = last_new_rms;
 
   double previous_sigma = -1;
   bool sigma_converged = false;
@@ -234,7 +313,10 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     row.iteration = it;
     row.points = static_cast<long>(set.points.size());
     const Interpolant f = Interpolant::from(set);
-    {
+    if (held.empty()) {
+      row.rms = last_new_rms;
+      row.max_error = last_new_max;
+    } else {
       const std::vector<double> e = interpolated(f, held, backend);
       double sum = 0;
       for (std::size_t c = 0; c < e.size(); ++c) {
@@ -250,22 +332,24 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
         if (held_reference[c] <= lowest + s.rms_window) window_sum += std::pow(e[c] - held_reference[c], 2), ++row.window_count;
       row.window_rms = row.window_count > 0 ? std::sqrt(window_sum / static_cast<double>(row.window_count)) : 0;
       if (!std::isfinite(row.window_rms)) row.window_rms = std::numeric_limits<double>::infinity();
-      row.median_length = fit.median_length;
-      row.leave_one_out_rms = fit.leave_one_out_rms;
-      row.length_exponent = fit.exponent;
     }
+    row.median_length = fit.median_length;
+    row.leave_one_out_rms = fit.leave_one_out_rms;
+    row.length_exponent = fit.exponent;
     auto line = [&](const GrowIteration& r, bool with_sigma) {
       if (!progress) return;
-      *progress << "grow: iteration " << r.iteration << ": " << r.points << " points, RMS error " << std::setprecision(4)
-                << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV), within " << s.rms_window << " eV "
-                << r.window_rms * 1e3 << " meV (" << r.window_count << " configurations), median length "
-                << r.median_length << "/A";
+      *progress << "grow: iteration " << r.iteration << ": " << r.points << " points" << std::setprecision(4);
+      if (!held.empty())
+        *progress << ", RMS error " << r.rms * 1e3 << " meV (max " << r.max_error * 1e3 << " meV), within " << s.rms_window
+                  << " eV " << r.window_rms * 1e3 << " meV (" << r.window_count << " configurations)";
+      *progress << ", median length " << r.median_length << "/A";
       if (r.leave_one_out_rms > 0)
         *progress << " (exponent " << r.length_exponent << ", leave-one-out RMS " << r.leave_one_out_rms * 1e3 << " meV)";
       if (with_sigma)
         *progress << ", sigma " << r.cross_section << " +- " << r.cross_section_error << " A^2 on " << r.visited
                   << " visited configurations, " << r.added << " added (RMS error there " << r.new_rms * 1e3
                   << " meV), " << r.skipped << " skipped";
+      if (r.failed) *progress << ", " << r.failed << " failed in the reference";
       *progress << ", " << std::setprecision(3) << r.seconds << " s" << std::setprecision(6) << std::endl;
     };
     const bool budget_spent = static_cast<long>(set.points.size()) >= s.max_points;
@@ -310,10 +394,18 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     for (int c : chosen)
       configs.emplace_back(candidates.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) * n3),
                            candidates.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(c) + 1) * n3));
-    double new_sum = 0;
-    for (const CartesianPoint& p : reference_points(reference, s.qct, configs, s.hessian_step, Backend::Cpu)) {
+    double new_sum = 0, new_max = 0;
+    const ReferenceBatch batch = compute_points(reference, s, elements, configs);
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      if (!batch.failures[k].empty()) {
+        ++row.failed;
+        result.failures.push_back("iteration " + std::to_string(it) + ": " + batch.failures[k]);
+        continue;
+      }
+      const CartesianPoint& p = batch.points[k];
       const double miss = evaluate(f, p.positions.data()) - p.energy;
       new_sum += miss * miss;
+      new_max = std::max(new_max, std::abs(miss));
       if (!(p.energy <= lowest + s.max_energy)) {
         ++row.skipped;
         continue;
@@ -325,7 +417,12 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
         ++row.skipped;  // a (nearly) linear geometry
       }
     }
-    row.new_rms = configs.empty() ? 0 : std::sqrt(new_sum / static_cast<double>(configs.size()));
+    const long computed = static_cast<long>(configs.size()) - row.failed;
+    row.new_rms = computed == 0 ? 0 : std::sqrt(new_sum / static_cast<double>(computed));
+    if (computed > 0) {
+      last_new_rms = row.new_rms;
+      last_new_max = new_max;
+    }
     fit = refresh_confidence(set, s);
     if (!s.output.empty()) write_dataset(s.output, set);
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
@@ -340,7 +437,12 @@ GrowResult grow(const GrowSettings& s, ForceField reference, Backend backend, st
     previous_sigma = row.cross_section;
   }
   if (!s.output.empty()) write_dataset(s.output, set);
-  if (progress) *progress << "grow: stopped: " << result.stopped_because << std::endl;
+  if (progress) {
+    if (!result.failures.empty())
+      *progress << "grow: the reference failed at " << result.failures.size() << " chosen configurations (skipped): "
+                << result.failures.front() << (result.failures.size() > 1 ? ", ..." : "") << std::endl;
+    *progress << "grow: stopped: " << result.stopped_because << std::endl;
+  }
   return result;
 }
 

@@ -2,11 +2,13 @@
 // A GROW-style growth loop (Collins and co-workers): start from a few data points computed with a
 // reference method, run trajectories on the current interpolated surface, choose new points among
 // the configurations they visit (h-weight and variance sampling, selection.hpp), compute them with
-// the reference (energy, gradient, and the Hessian by central differences of its forces), add them
+// the reference (a force field: energy, gradient, and the Hessian by central differences of its
+// forces; or an external program such as PySCF: analytic Hessians, external_reference.hpp), add them
 // replicated over the permutation group, refresh the confidence lengths and repeat until the RMS
 // error on held-out configurations (from trajectories on the reference itself) reaches a target,
 // the cross section stops changing, or a point budget or iteration limit is reached.
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "quasar/potential/force_field.hpp"
 #include "quasar/potential/shepard/confidence.hpp"
 #include "quasar/potential/shepard/coordinates.hpp"
+#include "quasar/potential/shepard/grow/external_reference.hpp"
 #include "quasar/qct/qct.hpp"
 
 namespace quasar::shepard {
@@ -58,6 +61,7 @@ struct GrowIteration {
   double length_exponent = 0;  // the fitted lengths' exponent: d_i ~ spacing_i^exponent (confidence.hpp)
   long visited = 0;            // configurations seen by this iteration's trajectories
   long added = 0, skipped = 0; // new points; chosen ones not added (too high, or linear)
+  long failed = 0;             // chosen ones the reference could not compute (an SCF that did not converge)
   double new_rms = 0;          // eV: the surface's RMS error at the new points, before they were added
   double cross_section = 0, cross_section_error = 0;  // Å^2, on this iteration's surface
   double seconds = 0;
@@ -67,6 +71,17 @@ struct GrowResult {
   DataSet set;
   std::vector<GrowIteration> iterations;
   std::string stopped_because;
+  std::vector<std::string> failures;  // "iteration I: REASON" for every configuration the reference failed at
+};
+
+// The reference method: a force field (Hessians by central differences of its forces; trajectories
+// on it give the held-out configurations and the molecule's modes) or an external program
+// (analytic Hessians; too costly for trajectories: the held-out error is then measured at each
+// iteration's new points before they are added, and the molecule's minimum and modes come from
+// Newton steps with the program's Hessians).
+struct GrowReference {
+  std::optional<ForceField> force_field;
+  ExternalReference program;
 };
 
 // The reference's energies, gradients and Hessians (central differences of its forces, step h) at
@@ -77,6 +92,9 @@ std::vector<CartesianPoint> reference_points(ForceField& reference, const qct::Q
 // The permutations of the listed atoms (every ordering of them, the others fixed), identity first.
 std::vector<std::vector<int>> permutations_of(const std::vector<int>& atoms, int n);
 
-GrowResult grow(const GrowSettings& settings, ForceField reference, Backend backend, std::ostream* progress);
+GrowResult grow(const GrowSettings& settings, GrowReference reference, Backend backend, std::ostream* progress);
+inline GrowResult grow(const GrowSettings& settings, ForceField reference, Backend backend, std::ostream* progress) {
+  return grow(settings, GrowReference{std::move(reference), {}}, backend, progress);
+}
 
 }  // namespace quasar::shepard
