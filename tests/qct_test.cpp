@@ -223,6 +223,45 @@ TEST(QctInitialConditions, ZeroPointEnergyWithoutRotationAtTheCollisionEnergy) {
   EXPECT_GT(zpe, 1.0);  // methane's ZPE is about 1.2 eV (27-28 kcal/mol)
 }
 
+// State-selected starts: hbar omega (n + 1/2) in each mode, against the exact Hessian's frequencies.
+TEST(QctInitialConditions, VibrationalQuantaAddHbarOmegaEach) {
+  qct::QctSettings s = h_ch4(20, 1.5, 2);
+  const qct::NormalModes nm = ch4_modes(s);
+  const std::vector<double> exact = exact_frequencies(nm);  // increasing, as the modes
+  s.collision.quanta = {0, 0, 0, 0, 0, 1, 0, 0, 2};
+  double expected = 0;
+  for (std::size_t k = 0; k < exact.size(); ++k)
+    expected += qct::kHbar * exact[k] * ((k < s.collision.quanta.size() ? s.collision.quanta[k] : 0) + 0.5);
+  std::array<double, 15> g{};
+  const std::vector<double> h = exact_hessian(nm.minimum, g);
+  test::MaxError harmonic("harmonic energy at t = 0 with quanta - sum hbar omega (n + 1/2) (eV)");
+  for (uint64_t t = 0; t < 20; ++t) {
+    const qct::InitialCondition ic = qct::initial_condition(nm, 1.00782503, s.collision, t);
+    Vec3 com{}, vcom{};
+    double mass = 0;
+    for (int i = 0; i < 5; ++i) {
+      com += nm.masses[i] * ic.molecule_positions[i];
+      vcom += nm.masses[i] * ic.molecule_velocities[i];
+      mass += nm.masses[i];
+    }
+    com = com * (1 / mass);
+    vcom = vcom * (1 / mass);
+    std::vector<double> dx(15);
+    double energy = 0;
+    for (int i = 0; i < 5; ++i) {
+      const Vec3 local = unrotate(ic.orientation, ic.molecule_positions[i] - com);
+      for (int c = 0; c < 3; ++c) dx[3 * i + c] = local[c] - nm.minimum[i][c];
+      energy += 0.5 * nm.masses[i] * norm2(ic.molecule_velocities[i] - vcom) * units::mvv2e;
+    }
+    for (int i = 0; i < 15; ++i)
+      for (int j = 0; j < 15; ++j) energy += 0.5 * dx[i] * h[i * 15 + j] * dx[j];
+    harmonic.add(energy, expected);
+  }
+  EXPECT_TRUE(harmonic.within(1e-6));  // as the zero-point starts: 8.7e-9 eV measured there
+  s.collision.quanta.assign(10, 0);    // CH4 has 9 modes
+  EXPECT_THROW(qct::initial_condition(nm, 1.00782503, s.collision, 0), Error);
+}
+
 TEST(QctInitialConditions, ImpactParametersUniformInBSquared) {
   // Kolmogorov-Smirnov distance of b^2 / b_max^2 from uniform over 4000 draws; at the 1% level
   // the bound is 1.63 / sqrt(N).
@@ -420,6 +459,7 @@ TEST(QctInput, BadInputNamesTheKey) {
   expect("batch = 1\n", "qct.batch");
   expect("bond_distance = 20\n", "qct.bond_distance");
   expect("minimum_force = 0\n", "qct.minimum_force");
+  expect("quanta = [0, 1.5]\n", "qct.quanta");
   expect("speed = 3\n", "collision_energy");  // unknown keys list the valid ones
   expect("[qct.masses]\nH = -1\n", "qct.masses.H");
   const std::string wrong = input_error("[qct]\nmolecule = [\"C\", \"H\"]\npositions = [0, 0, 0]\nprojectile = \"H\"\n"

@@ -70,13 +70,17 @@ InitialCondition initial_condition(const NormalModes& modes, double atom_mass, c
                                     uniform(s.seed, trajectory, kOrientationWord + 1),
                                     uniform(s.seed, trajectory, kOrientationWord + 2));
 
-  // Zero-point energy hbar omega / 2 in every mode at a random phase: Q = A cos(phi) / omega,
+  // E = hbar omega (n + 1/2) in every mode at a random phase: Q = A cos(phi) / omega,
   // P = -A sin(phi) with A^2 = 2 E (mass-weighted, amu^1/2 Å and amu^1/2 Å/ps).
+  if (s.quanta.size() > static_cast<std::size_t>(modes.modes()))
+    throw Error("qct: " + std::to_string(s.quanta.size()) + " vibrational quanta for a molecule of " +
+                std::to_string(modes.modes()) + " normal modes");
   std::vector<double> dx(static_cast<std::size_t>(n3), 0.0), dv(static_cast<std::size_t>(n3), 0.0);
   double potential = 0;
   for (int k = 0; k < modes.modes(); ++k) {
     const double omega = modes.omega[static_cast<std::size_t>(k)];
-    const double amplitude = std::sqrt(2 * 0.5 * kHbar * omega / units::mvv2e);
+    const int quanta = static_cast<std::size_t>(k) < s.quanta.size() ? s.quanta[static_cast<std::size_t>(k)] : 0;
+    const double amplitude = std::sqrt(2 * (quanta + 0.5) * kHbar * omega / units::mvv2e);
     const double phase = kTwoPi * uniform(s.seed, trajectory, kPhaseWord + static_cast<uint32_t>(k));
     const double q = amplitude * std::cos(phase) / omega, p = -amplitude * std::sin(phase);
     potential += 0.5 * omega * omega * q * q * units::mvv2e;
@@ -100,7 +104,7 @@ InitialCondition initial_condition(const NormalModes& modes, double atom_mass, c
   }
   // The modes neither translate nor rotate to first order: what is left of either is rounding,
   // except the angular momentum of the displaced geometry, which is removed; the kinetic energy
-  // is then scaled back, so that the molecule keeps its zero-point energy without rotating.
+  // is then scaled back, so that the molecule keeps its vibrational energy without rotating.
   for (int i = 0; i < n; ++i) {
     r[i] -= centre * (1 / total_mass);
     v[i] -= momentum * (1 / total_mass);

@@ -1,6 +1,6 @@
 #pragma once
-// Quasi-classical initial conditions of an atom + molecule collision: the molecule with its
-// zero-point energy in every normal mode (random phases), no rotation (J = 0: the angular momentum
+// Quasi-classical initial conditions of an atom + molecule collision: the molecule with
+// hbar omega (n + 1/2) in every normal mode, n its quanta (0: the zero-point energy; random phases), no rotation (J = 0: the angular momentum
 // that the vibrational displacements bring is removed), turned to a random orientation; the atom
 // at a distance from the molecule's centre of mass with an impact parameter b sampled uniformly in
 // b^2 up to b_max, both moving towards each other with the relative collision energy. Every number
@@ -19,6 +19,7 @@ struct CollisionSettings {
   double b_max = 0;               // Å
   double initial_separation = 0;  // Å between the atom and the molecule's centre of mass (> b_max)
   uint64_t seed = 1;
+  std::vector<int> quanta;        // vibrational quanta per normal mode (increasing wavenumber); missing: 0
 };
 
 // One trajectory's start. The molecule's atoms in its order, then the atom; positions in Å from the

@@ -27,7 +27,7 @@ QctSettings qct_settings_from_config(const ConfigTable& t) {
   t.allow_only({"molecule", "positions", "projectile", "masses", "collision_energy", "energy_unit", "b_max",
                 "trajectories", "seed", "timestep_fs", "initial_separation", "stop_distance", "max_steps",
                 "check_every", "bond_distance", "b_bins", "batch", "isolation_distance", "minimum_force",
-                "output"});
+                "quanta", "output"});
   QctSettings s;
   s.molecule = t.get_strings("molecule");
   if (s.molecule.size() < 2) t.fail("molecule", "the molecule needs at least two atoms (type names)");
@@ -78,6 +78,12 @@ QctSettings qct_settings_from_config(const ConfigTable& t) {
   s.batch = static_cast<int>(t.get_int("batch", 1024, 2, 1L << 24));
   s.isolation = t.get_double("isolation_distance", 100.0);
   if (!(s.isolation > 0)) t.fail("isolation_distance", "must be positive (Å)");
+  if (t.has("quanta"))
+    for (double q : t.get_doubles("quanta")) {
+      if (!(q >= 0 && q == std::floor(q) && q <= 1000))
+        t.fail("quanta", "expected whole numbers of vibrational quanta (0 to 1000) per normal mode");
+      s.collision.quanta.push_back(static_cast<int>(q));
+    }
   s.modes.force_tolerance = t.get_double("minimum_force", s.modes.force_tolerance);
   if (!(s.modes.force_tolerance > 0)) t.fail("minimum_force", "must be positive (eV/Å)");
   return s;

@@ -22,7 +22,7 @@ nlohmann::json report(const QctSettings& s, const QctResult& r, const std::strin
                    {"b_max_A", s.collision.b_max}, {"initial_separation_A", s.collision.initial_separation},
                    {"trajectories", s.trajectories}, {"seed", s.collision.seed}, {"timestep_fs", s.timestep * 1e3},
                    {"max_steps", s.max_steps}, {"stop_distance_A", s.stop_distance},
-                   {"bond_distance_A", s.bond_distance}};
+                   {"bond_distance_A", s.bond_distance}, {"quanta", s.collision.quanta}};
   nlohmann::json modes;
   std::vector<double> wavenumbers;
   for (int k = 0; k < r.modes.modes(); ++k) wavenumbers.push_back(r.modes.wavenumber(k));
