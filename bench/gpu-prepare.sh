@@ -46,6 +46,13 @@ if [ -d ../shared/reference/deepmd ]; then
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
 # n2p2's examples and training sets (5 MB; the tests build their paths from the folder names).
+# AMOEBA's Tinker cases and GW's Si-EPM inputs, which the tests name through helpers (about 3 MB).
+for rel in amoeba/tinker-test-file amoeba/tinker-test-ref amoeba/liquid-water amoeba/params gw; do
+  if [ -e "../shared/reference/$rel" ]; then
+    mkdir -p ".gpu/shared/reference/$(dirname "$rel")"
+    cp -r "../shared/reference/$rel" ".gpu/shared/reference/$rel"
+  fi
+done
 if [ -d ../shared/reference/n2p2 ]; then
   mkdir -p .gpu/shared/reference
   cp -r ../shared/reference/n2p2 .gpu/shared/reference/
