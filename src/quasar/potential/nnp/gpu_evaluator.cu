@@ -3,6 +3,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <numeric>
@@ -10,6 +11,7 @@
 #include "quasar/device/array.hpp"
 #include "quasar/potential/fixed_point_outputs.hpp"
 #include "quasar/nn/device_nets.cuh"
+#include "quasar/potential/nnp/generated_kernels.hpp"
 #include "quasar/potential/nnp/gpu_evaluator.hpp"
 #include "quasar/potential/nnp/nnp_kernels.cuh"
 #include "quasar/potential/nnp/nnp_tables.cuh"
@@ -23,6 +25,18 @@ constexpr int kPost = 256;
 // functions are taken in several passes over the pairs (fewer blocks fit on a multiprocessor as a
 // block takes more).
 constexpr std::size_t kFunctionsShared = 64 * 1024;
+// The most bytes of staged neighbours and their gradients that the generated kernels keep at once:
+// centres are taken in chunks.
+constexpr std::size_t kStagedBytes = 256u << 20;
+
+// Whether the symmetry functions take the kernels compiled for the model at run time
+// (generated_kernels.hpp) where they can: QUASAR_NNP_KERNELS=tables keeps the table kernels.
+bool generated_kernels_wanted() {
+  const char* v = std::getenv("QUASAR_NNP_KERNELS");
+  if (!v || std::string(v) == "generated") return true;
+  if (std::string(v) == "tables") return false;
+  throw Error("QUASAR_NNP_KERNELS is \"" + std::string(v) + "\": generated or tables");
+}
 
 template <class T>
 T* grow(Array<T>& a, std::size_t n) {
@@ -83,6 +97,17 @@ class Evaluator final : public GpuEvaluator::Impl {
       elements_.push_back(std::move(el));
     }
     nets_.upload();
+    // The elements' own kernels (generated_kernels.hpp), compiled at once; those with fixed-point
+    // sums when first asked for.
+    if (generated_kernels_wanted()) {
+      for (int e = 0; e < ne; ++e) {
+        const int nf = elements_[e].tables.count;
+        if (nf > 0 && nf <= kGeneratedMaxFunctions) generated_.push_back(e);
+        descriptor_plans_.push_back(descriptor.plan(e));
+      }
+      atomic_numbers_ = descriptor.atomic_numbers();
+      compile({GeneratedKernel::Functions, GeneratedKernel::Forces});
+    }
     int device = 0, optin = 0;
     QUASAR_CUDA_CHECK(cudaGetDevice(&device));
     QUASAR_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -113,7 +138,26 @@ class Evaluator final : public GpuEvaluator::Impl {
   // A centre element's tables (nnp_tables.cuh) and its inputs' scale and shift.
   struct Element : DeviceTables<T> {
     Array<double> scale{Backend::Cuda}, shift{Backend::Cuda};
+    // The generated kernels, when taken (by GeneratedKernel).
+    std::unique_ptr<device::RuntimeModule> modules[3];
+    const void* generated[3] = {nullptr, nullptr, nullptr};
   };
+
+  // Compiles the generated kernels of `kinds` for the elements that take them, all at once.
+  void compile(const std::vector<GeneratedKernel>& kinds) {
+    std::vector<std::string> sources;
+    for (int e : generated_)
+      for (GeneratedKernel k : kinds)
+        sources.push_back(generated_source(descriptor_plans_.at(e), atomic_numbers_, sizeof(T) == sizeof(float), k));
+    auto modules = device::RuntimeModule::compile_all(sources, generated_kernel_headers(), "nnp element kernels");
+    std::size_t m = 0;
+    for (int e : generated_)
+      for (GeneratedKernel k : kinds) {
+        Element& el = elements_[e];
+        el.modules[static_cast<int>(k)] = std::move(modules[m++]);
+        el.generated[static_cast<int>(k)] = el.modules[static_cast<int>(k)]->kernel(kGeneratedKernel);
+      }
+  }
 
   void order_by_element(AtomsRef a, const int* element_of) {
     const int n = a.n;
@@ -146,29 +190,14 @@ class Evaluator final : public GpuEvaluator::Impl {
       const int* order = order_.data() + start;
       const Element& el = elements_[e];
       const int nf = el.tables.count;
-      // 1. Symmetry functions into the network's input rows, in passes of as many functions as fit.
+      // 1. Symmetry functions into the network's input rows.
       const int cap = list.capacity, nfac = el.tables.factor_count;
       if (cap >= 65536) throw Error("nnp: more than 65535 neighbours per atom");
-      const std::size_t fixed_part = functions_shared_bytes<T>(cap, nfac, 0, entry_bytes(el.tables));
-      const void* functions = reinterpret_cast<const void*>(&functions_kernel<T, S>);
-      const std::size_t functions_limit = dynamic_limit(functions);
-      if (fixed_part + kCentreBlock * sizeof(T) > functions_limit)  // not even one function per pass
-        throw Error("nnp: the neighbours of one atom (" + std::to_string(cap) + ") and their " + std::to_string(nfac) +
-                    " radial factors do not fit in shared memory");
-      const std::size_t column = kCentreBlock * sizeof(T);
-      const std::size_t budget = std::min(functions_limit, std::max(kFunctionsShared, fixed_part + column));
-      const int per_pass = static_cast<int>((budget - fixed_part) / column);
       S* x = ys_[0].data();
-      for (int first = 0; first < nf; first += per_pass) {
-        ElementTables<T> part = el.tables;
-        part.count = std::min(per_pass, nf - first);
-        part.first = first;
-        const std::size_t shm = functions_shared_bytes<T>(cap, nfac, part.count, entry_bytes(el.tables));
-        allow_shared(functions, shm);
-        functions_kernel<T, S><<<count, kCentreBlock, shm>>>(a, list, element_of, order, part, el.scale.data(),
-                                                            el.shift.data(), x, nf);
-        QUASAR_LAUNCH_CHECK("nnp functions_kernel");
-      }
+      if (el.generated[static_cast<int>(GeneratedKernel::Functions)])
+        generated_functions(a, list, element_of, order, count, el, x);
+      else
+        table_functions(a, list, element_of, order, count, el, x);
       // 2. The network forward (keeping act'), the energies, and back to dE/dx.
       const auto& net = nets_[e];
       const int layers = static_cast<int>(net.layers.size());
@@ -204,6 +233,10 @@ class Evaluator final : public GpuEvaluator::Impl {
         }
       }
       // 3. Forces and virials from dE/dx (in ga_).
+      if (el.generated[static_cast<int>(GeneratedKernel::Forces)]) {
+        generated_forces(a, list, element_of, order, count, el, totals, atom_virial, add);
+        continue;
+      }
       const std::size_t shm = forces_shared_bytes<T, Sum::fixed>(cap, nfac, nf, entry_bytes(el.tables));
       const void* forces = reinterpret_cast<const void*>(&forces_kernel<T, A, Sum>);
       if (shm > dynamic_limit(forces))
@@ -213,6 +246,109 @@ class Evaluator final : public GpuEvaluator::Impl {
       forces_kernel<T, A><<<count, kCentreBlock, shm>>>(a, list, element_of, order, el.tables, el.scale.data(),
                                                        prepared_->energy_scale, ga_.data(), totals, atom_virial, add);
       QUASAR_LAUNCH_CHECK("nnp forces_kernel");
+    }
+  }
+
+  // The symmetry functions of `count` centres of element `el` into x by the table kernel, in passes of
+  // as many functions as fit.
+  void table_functions(AtomsRef a, const NeighborRef& list, const int* element_of, const int* order, int count,
+                       const Element& el, S* x) {
+    const int cap = list.capacity, nfac = el.tables.factor_count, nf = el.tables.count;
+    const std::size_t fixed_part = functions_shared_bytes<T>(cap, nfac, 0, entry_bytes(el.tables));
+    const void* functions = reinterpret_cast<const void*>(&functions_kernel<T, S>);
+    const std::size_t functions_limit = dynamic_limit(functions);
+    if (fixed_part + kCentreBlock * sizeof(T) > functions_limit)  // not even one function per pass
+      throw Error("nnp: the neighbours of one atom (" + std::to_string(cap) + ") and their " + std::to_string(nfac) +
+                  " radial factors do not fit in shared memory");
+    const std::size_t column = kCentreBlock * sizeof(T);
+    const std::size_t budget = std::min(functions_limit, std::max(kFunctionsShared, fixed_part + column));
+    const int per_pass = static_cast<int>((budget - fixed_part) / column);
+    for (int first = 0; first < nf; first += per_pass) {
+      ElementTables<T> part = el.tables;
+      part.count = std::min(per_pass, nf - first);
+      part.first = first;
+      const std::size_t shm = functions_shared_bytes<T>(cap, nfac, part.count, entry_bytes(el.tables));
+      allow_shared(functions, shm);
+      functions_kernel<T, S><<<count, kCentreBlock, shm>>>(a, list, element_of, order, part, el.scale.data(),
+                                                          el.shift.data(), x, nf);
+      QUASAR_LAUNCH_CHECK("nnp functions_kernel");
+    }
+  }
+
+  // Centres per chunk of the generated kernels' staged neighbours and gradients.
+  int generated_chunk(int capacity, int count) const {
+    const std::size_t per_centre = static_cast<std::size_t>(capacity) * (4 * sizeof(T) + sizeof(int) + 3 * sizeof(double));
+    return static_cast<int>(std::clamp<std::size_t>(kStagedBytes / per_centre, 1, count));
+  }
+
+  // Stages the neighbours of the centres order[0..m) (stage_kernel) into staged_ and its companions.
+  void stage(AtomsRef a, const NeighborRef& list, const int* element_of, const int* order, int m, const Element& el) {
+    const int cap = list.capacity, chunk = generated_chunk(cap, m);
+    grow(staged_, static_cast<std::size_t>(chunk) * cap * 4);
+    grow(staged_start_, static_cast<std::size_t>(chunk) * (kMaxElements + 1));
+    grow(staged_atom_, static_cast<std::size_t>(chunk) * cap);
+    const std::size_t shm = staged_bytes<T>(cap);
+    allow_shared(reinterpret_cast<const void*>(&stage_kernel<T>), shm);
+    stage_kernel<T><<<m, kCentreBlock, shm>>>(a, list, element_of, order, el.tables.cutoff, el.tables.elements,
+                                             staged_.data(), staged_start_.data(), staged_atom_.data());
+    QUASAR_LAUNCH_CHECK("nnp stage_kernel");
+  }
+
+  // Launches a generated kernel after checking and raising its shared memory.
+  void launch(const void* kernel, int blocks, std::size_t shm, void** args) {
+    if (shm > dynamic_limit(kernel)) throw Error("nnp: the neighbours of one atom do not fit in shared memory");
+    allow_shared(kernel, shm);
+    QUASAR_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(blocks), dim3(kCentreBlock), args, shm, nullptr));
+  }
+
+  // The symmetry functions of `count` centres of element `el` into x by its generated kernel, a
+  // chunk of centres at a time.
+  void generated_functions(AtomsRef a, const NeighborRef& list, const int* element_of, const int* order, int count,
+                           const Element& el, S* x) {
+    const int cap = list.capacity, nf = el.tables.count, chunk = generated_chunk(cap, count);
+    const std::size_t shm = generated_functions_shared_bytes(el.tables.factor_count, cap, sizeof(T) == sizeof(float));
+    const double* scale = el.scale.data();
+    const double* shift = el.shift.data();
+    for (int c0 = 0; c0 < count; c0 += chunk) {
+      const int m = std::min(chunk, count - c0);
+      stage(a, list, element_of, order + c0, m, el);
+      T* staged = staged_.data();
+      int* staged_start = staged_start_.data();
+      S* rows = x + static_cast<long>(c0) * nf;
+      int capacity = cap;
+      void* args[] = {&staged, &staged_start, &capacity, &scale, &shift, &rows};
+      launch(el.generated[static_cast<int>(GeneratedKernel::Functions)], m, shm, args);
+    }
+  }
+
+  // The forces and virials of the same centres from dE/dx (ga_) by the generated force kernel, which
+  // leaves each neighbour's gradient for add_forces_kernel. With one chunk the neighbours staged for
+  // the symmetry functions are still there.
+  template <class Sum>
+  void generated_forces(AtomsRef a, const NeighborRef& list, const int* element_of, const int* order, int count,
+                        const Element& el, double* totals, double* atom_virial, Sum add) {
+    const int cap = list.capacity, nf = el.tables.count, chunk = generated_chunk(cap, count);
+    const std::size_t shm =
+        generated_forces_shared_bytes(el.tables.factor_count, cap, sizeof(T) == sizeof(float), Sum::fixed);
+    grow(grad_, static_cast<std::size_t>(chunk) * cap * 3);
+    const GeneratedKernel kind = Sum::fixed ? GeneratedKernel::ForcesFixed : GeneratedKernel::Forces;
+    if (!el.generated[static_cast<int>(kind)]) compile({kind});
+    const double* scale = el.scale.data();
+    double energy_scale = prepared_->energy_scale;
+    int* status = add.status;
+    for (int c0 = 0; c0 < count; c0 += chunk) {
+      const int m = std::min(chunk, count - c0);
+      if (chunk < count) stage(a, list, element_of, order + c0, m, el);
+      T* staged = staged_.data();
+      int* staged_start = staged_start_.data();
+      const A* dedx = ga_.data() + static_cast<long>(c0) * nf;
+      double* grad = grad_.data();
+      int capacity = cap;
+      void* args[] = {&staged, &staged_start, &capacity, &dedx, &scale, &energy_scale, &grad, &status};
+      launch(el.generated[static_cast<int>(kind)], m, shm, args);
+      add_forces_kernel<T><<<m, kCentreBlock>>>(a, order + c0, cap, el.tables.elements, staged, staged_start,
+                                               staged_atom_.data(), grad, totals, atom_virial, add);
+      QUASAR_LAUNCH_CHECK("nnp add_forces_kernel");
     }
   }
 
@@ -248,6 +384,12 @@ class Evaluator final : public GpuEvaluator::Impl {
   Array<S> ys_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<S> gp_[2] = {Array<S>{Backend::Cuda}, Array<S>{Backend::Cuda}};
   Array<A> za_{Backend::Cuda}, ga_{Backend::Cuda}, deriv_{Backend::Cuda};
+  std::vector<int> generated_;  // the elements that take generated kernels
+  std::vector<DescriptorPlan> descriptor_plans_;
+  std::vector<double> atomic_numbers_;
+  Array<T> staged_{Backend::Cuda};  // of the generated kernels (stage)
+  Array<int> staged_start_{Backend::Cuda}, staged_atom_{Backend::Cuda};
+  Array<double> grad_{Backend::Cuda};
   FixedPointOutputs fixed_outputs_;
 };
 

@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
     }
   }
   __syncthreads();
-  const PairRows<T> walk(nb, tab);
+  const PairRows walk(nb, tab);
   if (nfac > 0)
     for_each_pair(nb, tab, walk, queue, [&](int j, int k, bool valid) {
       if (!valid) return;
@@ -163,6 +163,26 @@ __global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
   }
 }
 
+// The neighbours of the centres order[0..) within rc as stage_neighbours leaves them, into global
+// memory for the kernels compiled at run time (generated_kernels.hpp): centre c's neighbour k at
+// staged[4 (c capacity + k) ..] as d_x, d_y, d_z, r; where its element's neighbours start at
+// staged_start[c (kMaxElements + 1) + e], the neighbour's atom at staged_atom[c capacity + k].
+template <class T>
+__global__ void __launch_bounds__(kCentreBlock)
+    stage_kernel(AtomsRef a, NeighborRef list, const int* element_of, const int* order, T rc, int elements,
+                 T* staged, int* staged_start, int* staged_atom) {
+  extern __shared__ double shm[];
+  const int c = blockIdx.x;
+  const Staged<T> nb = stage_neighbours<T>(a, list, element_of, order[c], rc, elements, shm);
+  T* mine = staged + 4l * c * list.capacity;
+  for (int j = threadIdx.x; j < nb.count; j += blockDim.x) {
+    for (int m = 0; m < 3; ++m) mine[4 * j + m] = nb.d[3 * j + m];
+    mine[4 * j + 3] = nb.r[j];
+    staged_atom[static_cast<long>(c) * list.capacity + j] = nb.atom[j];
+  }
+  if (threadIdx.x <= elements) staged_start[c * (kMaxElements + 1) + threadIdx.x] = nb.start[threadIdx.x];
+}
+
 // Energies of the centres from the network's output y (count values): E = scale y + offset, into
 // the per-atom energies (added) and the total.
 template <class A, class Sum>
@@ -188,23 +208,54 @@ __host__ __device__ inline std::size_t forces_shared_bytes(int capacity, int fac
          aligned16(NeighbourSums<T, kFixed>::bytes(capacity)) + kQueueBytes + entries;
 }
 
-// Adds v to the gradient sum of neighbour j for every run of lanes with the same j, once per run (the
-// pairs of one row come to consecutive lanes): a segmented sum over the warp, then one atomic each.
-template <class T, class Sums>
-__device__ void add_per_run(Sums& grad, int j, T v[3]) {
-  const int lane = threadIdx.x % 32;
-  const int before = __shfl_up_sync(0xffffffffu, j, 1);
-  const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || before != j);
-  const int run = __popc(heads & ((2u << lane) - 1u));  // lanes <= this one that start a run
-  for (int d = 1; d < 32; d *= 2) {
-    const int other = __shfl_up_sync(0xffffffffu, run, d);
-    T o[3];
-    for (int m = 0; m < 3; ++m) o[m] = __shfl_up_sync(0xffffffffu, v[m], d);
-    if (lane >= d && other == run)
-      for (int m = 0; m < 3; ++m) v[m] += o[m];
+// The forces and virials of centre i from the gradient of its energy with respect to each of its n
+// neighbours' displacements, gradient(j, a): the neighbour atom(j) gets -gradient, the centre the sum
+// over its neighbours, the neighbour's per-atom virial -gradient_p d_q with d = displacement(j, q),
+// the totals the virial.
+template <class Gradient, class Atom, class Displacement, class Sum>
+__device__ void add_forces(AtomsRef a, int i, int n, Gradient gradient, Atom atom_of, Displacement displacement,
+                           double* totals, double* atom_virial, Sum add) {
+  double fi[3] = {0, 0, 0}, w[9] = {};
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const double gj[3] = {gradient(j, 0), gradient(j, 1), gradient(j, 2)};
+    const int atom = atom_of(j);
+    add(a.fx + atom, -gj[0], device::fixed_scale::kForce);
+    add(a.fy + atom, -gj[1], device::fixed_scale::kForce);
+    add(a.fz + atom, -gj[2], device::fixed_scale::kForce);
+    const double d[3] = {displacement(j, 0), displacement(j, 1), displacement(j, 2)};
+    for (int p = 0; p < 3; ++p) {
+      fi[p] += gj[p];
+      for (int q = 0; q < 3; ++q) {
+        const double v = -gj[p] * d[q];
+        w[3 * p + q] += v;
+        if (atom_virial) add(atom_virial + static_cast<long>(3 * p + q) * a.n + atom, v, device::fixed_scale::kAtomVirial);
+      }
+    }
   }
-  const int after = __shfl_down_sync(0xffffffffu, run, 1);
-  if (j >= 0 && (lane == 31 || after != run)) grad.add(j, v[0], v[1], v[2]);
+  using Reduce = cub::BlockReduce<double, kCentreBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  double* const own[3] = {a.fx, a.fy, a.fz};
+  for (int m = 0; m < 3; ++m) {
+    const double s = Reduce(temp).Sum(fi[m]);
+    if (threadIdx.x == 0) add(own[m] + i, s, device::fixed_scale::kForce);
+    __syncthreads();
+  }
+  device::block_sum_into<kCentreBlock, 9>(w, totals + 1, add);
+}
+
+// The forces and virials of the centres order[0..) from the gradients a generated force kernel left
+// (generated_kernels.hpp) for the neighbours stage_kernel staged.
+template <class T, class Sum>
+__global__ void __launch_bounds__(kCentreBlock)
+    add_forces_kernel(AtomsRef a, const int* order, int capacity, int elements, const T* staged,
+                      const int* staged_start, const int* staged_atom, const double* grad, double* totals,
+                      double* atom_virial, Sum add) {
+  const int c = blockIdx.x;
+  const long base = static_cast<long>(c) * capacity;
+  add_forces(
+      a, order[c], staged_start[c * (kMaxElements + 1) + elements],
+      [&](int j, int m) { return grad[3 * (base + j) + m]; }, [&](int j) { return staged_atom[base + j]; },
+      [&](int j, int q) { return static_cast<double>(staged[4 * (base + j) + q]); }, totals, atom_virial, add);
 }
 
 // Forces and virials of the centres order[0..count) from dE/dx (count x functions). The gradient of
@@ -260,7 +311,7 @@ __global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
     }
   }
   __syncthreads();
-  const PairRows<T> walk(nb, tab);
+  const PairRows walk(nb, tab);
   if (nfac > 0)
     for_each_pair(nb, tab, walk, queue, [&](int j, int k, bool valid) {
       T vj[3] = {0, 0, 0};
@@ -301,33 +352,9 @@ __global__ void __launch_bounds__(kCentreBlock, kCentreBlocksPerSm<T>)
       add_per_run(grad, valid ? j : -1, vj);
     });
   __syncthreads();
-  double fi[3] = {0, 0, 0}, w[9] = {};
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    const double gj[3] = {grad.get(j, 0), grad.get(j, 1), grad.get(j, 2)};
-    const int atom = nb.atom[j];
-    add(a.fx + atom, -gj[0], device::fixed_scale::kForce);
-    add(a.fy + atom, -gj[1], device::fixed_scale::kForce);
-    add(a.fz + atom, -gj[2], device::fixed_scale::kForce);
-    const T* dj = nb.d + 3 * j;
-    const double d[3] = {static_cast<double>(dj[0]), static_cast<double>(dj[1]), static_cast<double>(dj[2])};
-    for (int p = 0; p < 3; ++p) {
-      fi[p] += gj[p];
-      for (int q = 0; q < 3; ++q) {
-        const double v = -gj[p] * d[q];
-        w[3 * p + q] += v;
-        if (atom_virial) add(atom_virial + static_cast<long>(3 * p + q) * a.n + atom, v, device::fixed_scale::kAtomVirial);
-      }
-    }
-  }
-  using Reduce = cub::BlockReduce<double, kCentreBlock>;
-  __shared__ typename Reduce::TempStorage temp;
-  double* const own[3] = {a.fx, a.fy, a.fz};
-  for (int m = 0; m < 3; ++m) {
-    const double s = Reduce(temp).Sum(fi[m]);
-    if (threadIdx.x == 0) add(own[m] + i, s, device::fixed_scale::kForce);
-    __syncthreads();
-  }
-  device::block_sum_into<kCentreBlock, 9>(w, totals + 1, add);
+  add_forces(
+      a, i, n, [&](int j, int m) { return grad.get(j, m); }, [&](int j) { return nb.atom[j]; },
+      [&](int j, int q) { return static_cast<double>(nb.d[3 * j + q]); }, totals, atom_virial, add);
 }
 
 }  // namespace quasar::nnp

@@ -17,7 +17,9 @@
 // vectors are touched.
 #include "quasar/core/hd.hpp"
 
+#ifndef __CUDACC_RTC__  // NVRTC has the math functions built in and no <cmath>
 #include <cmath>
+#endif
 
 namespace quasar::nnp {
 
@@ -254,8 +256,9 @@ template <class T>
 struct PairGeometry {
   T rij = 0, rik = 0, rjk = 0, cos = 0;
 };
+// The pair's distances with the cosine still to be formed: g.cos holds d_j . d_k.
 template <class T>
-QUASAR_HD PairGeometry<T> pair_geometry(const T dj[3], T rij, const T dk[3], T rik) {
+QUASAR_HD PairGeometry<T> pair_distances(const T dj[3], T rij, const T dk[3], T rik) {
   PairGeometry<T> g;
   T dot = 0, rjk2 = 0;
   for (int a = 0; a < 3; ++a) {
@@ -265,7 +268,21 @@ QUASAR_HD PairGeometry<T> pair_geometry(const T dj[3], T rij, const T dk[3], T r
   g.rij = rij;
   g.rik = rik;
   g.rjk = sf_math::sqrt(rjk2);
-  g.cos = dot / (rij * rik);
+  g.cos = dot;
+  return g;
+}
+template <class T>
+QUASAR_HD PairGeometry<T> pair_geometry(const T dj[3], T rij, const T dk[3], T rik) {
+  PairGeometry<T> g = pair_distances(dj, rij, dk, rik);
+  g.cos = g.cos / (rij * rik);
+  return g;
+}
+// The same with the inverse distances known (a kernel that keeps 1/r per neighbour): a product in
+// place of the division, within an ulp or two of the above.
+template <class T>
+QUASAR_HD PairGeometry<T> pair_geometry(const T dj[3], T rij, T inv_ij, const T dk[3], T rik, T inv_ik) {
+  PairGeometry<T> g = pair_distances(dj, rij, dk, rik);
+  g.cos = g.cos * inv_ij * inv_ik;
   return g;
 }
 
@@ -308,9 +325,9 @@ struct AngularPartials {
 };
 
 // The gradient coefficients of a term (or a weighted sum of terms) from its partial derivatives.
+// inv_ij, inv_ik: 1 / rij and 1 / rik (the form below computes them).
 template <class T>
-QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, const AngularPartials<T>& d) {
-  const T inv_ij = T(1) / g.rij, inv_ik = T(1) / g.rik;
+QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, const AngularPartials<T>& d, T inv_ij, T inv_ik) {
   const T jk_part = d.rjk != T(0) ? d.rjk / g.rjk : T(0);
   AngularTerm<T> o;
   o.value = d.value;
@@ -318,6 +335,10 @@ QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, const Angula
   o.kk = (d.rik - d.cos * g.cos * inv_ik) * inv_ik + jk_part;
   o.jk = d.cos * inv_ij * inv_ik - jk_part;
   return o;
+}
+template <class T>
+QUASAR_HD AngularTerm<T> angular_gradient(const PairGeometry<T>& g, const AngularPartials<T>& d) {
+  return angular_gradient(g, d, T(1) / g.rij, T(1) / g.rik);
 }
 
 namespace sf_detail {
