@@ -80,7 +80,7 @@ TEST_F(Cli, InfoHelpAndVersion) {
 }
 
 // A Tinker key and coordinates: the text output is Tinker's analyze (total and terms in kcal/mol with
-// their counts), --json the engine's units; a term not computed yet is an error naming it.
+// their counts), --json the engine's units; a setting not supported is an error naming its line.
 TEST_F(Cli, EvalOfATinkerKeyPrintsWhatTinkerPrints) {
   QUASAR_REQUIRE_FAMILY("amoeba");
   const std::string dir = test::shared_path("reference/amoeba/tinker-test-file");
@@ -96,9 +96,20 @@ TEST_F(Cli, EvalOfATinkerKeyPrintsWhatTinkerPrints) {
   EXPECT_NEAR(j["energy"].get<double>(), -9.5128 * units::kcal_mol, 0.6e-4 * units::kcal_mol);
   EXPECT_NEAR(j["terms"]["tortor"].get<double>(), j["energy"].get<double>(), 1e-12);
   EXPECT_EQ(j["forces"].size(), 304u);
+  // Every term of AMOEBA-bio-2018 (Tinker's total); what is not supported is refused at its line.
   r = quasar("eval --device cpu --model " + dir + "/vasopressin/vasopressin.key --structure " + dir + "/vasopressin/vasopressin.xyz");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Total Potential Energy :                -38.6972 Kcal/mole"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Angle-Torsion"), std::string::npos) << "no entries here: not listed, as in Tinker's\n" << r.out;
+  r = quasar("eval --device cpu --model " + dir + "/nacl/nacl_vdw_lambda.key --structure " + dir + "/nacl/nacl1.xyz");
   EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find("vasopressin.key: not yet supported: Atomic Multipoles"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nacl_vdw_lambda.key:16: 'vdw-lambda': not yet supported"), std::string::npos) << r.err;
+  // The electrostatic terms print under Tinker's names.
+  r = quasar("eval --device cpu --model " + dir + "/localframe/localframe3_nonewald.key --structure " + dir +
+             "/localframe/localframe2.xyz");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Atomic Multipoles                     -107.5885              120"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" Polarization                           -18.4063              120"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, EvalJsonEqualsTheLibrary) {

@@ -1,9 +1,12 @@
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
+#include "quasar/potential/amoeba/multipole_term.hpp"
+#include "quasar/potential/amoeba/pme_multipole.hpp"
 #include "quasar/potential/amoeba/valence_terms.hpp"
 
 namespace quasar::amoeba {
@@ -17,7 +20,7 @@ std::string short_name(Term t) {
 
 AmoebaTerm::AmoebaTerm(std::shared_ptr<const Parameters> parameters, Term term)
     : parameters_(std::move(parameters)), term_(term) {
-  if (!is_valence_term(term) && term != Term::Vdw) throw Error(std::string("not yet supported: ") + term_name(term));
+  if (!is_valence_term(term) && term != Term::Vdw && term != Term::Multipole && term != Term::Polarization) throw Error(std::string("not yet supported: ") + term_name(term));
 }
 
 std::string AmoebaTerm::name() const { return short_name(term_); }
@@ -46,13 +49,15 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
   }
   vdw_pairs_ = -1;
   if (term_ == Term::Vdw) vdw_ = vdw_system(p, types, neighbours);
+  else if (term_ == Term::Multipole || term_ == Term::Polarization) electrostatics_ = electrostatic_system(p, types, neighbours);
   else entries_ = valence_entries(p, types, neighbours);
   atoms_ = setup.atom_count;
   bound_ = true;
 }
 
 long AmoebaTerm::entries() const {
-  return term_ == Term::Vdw ? vdw_pairs_ : static_cast<long>(valence_entries_count());
+  const bool pairwise = term_ == Term::Vdw || term_ == Term::Multipole || term_ == Term::Polarization;
+  return pairwise ? vdw_pairs_ : static_cast<long>(valence_entries_count());
 }
 
 std::size_t AmoebaTerm::valence_entries_count() const {
@@ -65,6 +70,8 @@ std::size_t AmoebaTerm::valence_entries_count() const {
     case Term::Torsion: return entries_.torsions.size();
     case Term::PiTorsion: return entries_.pitors.size();
     case Term::TorsionTorsion: return entries_.tortors.size();
+    case Term::AngleTorsion: return entries_.angtors.size();
+    case Term::StretchTorsion: return entries_.strtors.size();
     default: return 0;
   }
 }
@@ -83,27 +90,58 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
     if (a.system) throw Error("amoeba " + name() + ": a key's cell applies to one system, not to a batch");
     a.box = *parameters_->cell;
   }
-  if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
+  if (term_ == Term::Multipole || term_ == Term::Polarization) {
+    const std::string what = std::string(term_name(term_));
+    if (a.system) throw Error("amoeba " + name() + ": computes one system at a time, not a batch");
+    const ElectrostaticSystem& e = electrostatics_;
+    PairGeometry geometry;
+    if (periodic || parameters_->cell) {
+      geometry.periodic = true;
+      geometry.box = a.box;
+      geometry.cutoff = e.ewald ? e.ewald_cutoff : e.cutoff > 0 ? e.cutoff : 9.0;
+      if (e.ewald) {  // the key's Ewald settings, or Tinker's defaults
+        geometry.ewald_alpha = e.ewald_alpha > 0 ? e.ewald_alpha : ewald_alpha(e.ewald_cutoff);
+        geometry.pme_order = e.pme_order;
+        for (int d = 0; d < 3; ++d) {
+          const Vec3 v = a.box.h.r[d];
+          geometry.pme_size[static_cast<std::size_t>(d)] =
+              e.pme_grid[static_cast<std::size_t>(d)] > 0 ? e.pme_grid[static_cast<std::size_t>(d)]
+                                                          : pme_grid_size(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+        }
+      }
+      for (int c = 0; c < 3; ++c)
+        if (a.box.periodic[c] && 2 * geometry.cutoff > a.box.plane_spacing(c))
+          throw InputError(parameters_->key_path, 0,
+                           "not yet supported: " + what + " with a cutoff of more than half the cell (Tinker's replicas)");
+    } else {
+      if (e.ewald) throw InputError(parameters_->key_path, 0, "'ewald' needs a periodic cell (" + what + ")");
+      if (e.cutoff > 0) geometry.cutoff = e.cutoff;
+    }
+    const std::vector<Vec3> r = input_positions(a);
+    // In a cell, the pairs within the cutoffs (the real-space one, and the solver preconditioner's)
+    // from the cell lists: every pair loop is then O(N).
+    PairCandidates candidates;
+    if (geometry.periodic) {
+      const double reach = term_ == Term::Polarization ? std::max(geometry.cutoff, e.usolve_cutoff) : geometry.cutoff;
+      candidates = pair_candidates(r, geometry.box, reach);
+      geometry.candidates = &candidates;
+    }
+    ElectrostaticResult res;
+    if (term_ == Term::Multipole) {
+      res = e.ewald ? multipole_ewald(e, geometry, r, req.per_atom) : multipole_energy(e, geometry, r, req.per_atom);
+    } else {
+      induced_ = induce(e, geometry, r);
+      res = polarization_energy(e, geometry, r, induced_, req.per_atom);
+    }
+    vdw_pairs_ = res.pairs;
+    add_result(res, a, req, out);
+  } else if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
   else add_valence_term(term_, entries_, parameters_->header, a, req, out);
 }
 
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {
   auto p = std::make_shared<const Parameters>(read_parameters(key_path, parameter_file));
   auto on = [&](Term t) { return p->term_on[static_cast<std::size_t>(t)]; };
-  // Terms not computed yet: refused when on and given parameters.
-  const struct {
-    Term term;
-    bool present;
-    const char* records;
-  } pending[] = {{Term::Multipole, !p->multipole_list.empty(), "multipole"},
-                 {Term::Polarization, !p->polarize.empty(), "polarize"},
-                 {Term::AngleTorsion, p->other_records.count("angtors") > 0, "angtors"},
-                 {Term::StretchTorsion, p->other_records.count("strtors") > 0, "strtors"}};
-  for (const auto& t : pending)
-    if (on(t.term) && t.present)
-      throw InputError(key_path, 0, std::string("not yet supported: ") + term_name(t.term) + " (the parameters hold '" +
-                                        t.records + "' records; '" + term_keyword(t.term) +
-                                        " none' in the key leaves the term out)");
   const struct {
     Term term;
     bool present;
@@ -111,7 +149,9 @@ ForceField load_tinker_force_field(const std::string& key_path, const std::strin
                  {Term::StretchBend, !p->strbnds.empty()}, {Term::Urey, !p->ureys.empty()},
                  {Term::OutOfPlane, !p->opbends.empty()},  {Term::Torsion, !p->torsions.empty()},
                  {Term::PiTorsion, !p->pitors.empty()},    {Term::TorsionTorsion, !p->tortors.empty()},
-                 {Term::Vdw, !p->vdw.empty()}};
+                 {Term::AngleTorsion, !p->angtors.empty()}, {Term::StretchTorsion, !p->strtors.empty()},
+                 {Term::Vdw, !p->vdw.empty()},            {Term::Multipole, !p->multipole_list.empty()},
+                 {Term::Polarization, !p->polarize.empty() && !p->multipole_list.empty()}};
   ForceField ff;
   for (const auto& t : valence)
     if (on(t.term) && t.present) ff.add(std::make_shared<AmoebaTerm>(p, t.term));

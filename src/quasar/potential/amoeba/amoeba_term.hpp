@@ -2,13 +2,17 @@
 // AMOEBA from Tinker's files as a force field: one term per energy term of Tinker's analyze (bond,
 // angle, ...), all sharing the parameters read from the .key and its .prm. A term binds to a
 // system whose type names are Tinker atom types ("231") and whose bonds are its connectivity
-// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms
-// and van der Waals (vdw_term.hpp), on the CPU in double; a force field whose key leaves other
+// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms,
+// van der Waals (vdw_term.hpp), permanent multipoles (multipole_term.hpp) and polarization
+// (polarization_term.hpp), on the CPU in double; the electrostatic terms in the gas phase, in a cell
+// with a cutoff or with particle-mesh Ewald (pair_geometry.hpp); a force field whose key leaves other
 // terms on is refused by name.
 #include <memory>
 #include <string>
 
+#include "quasar/potential/amoeba/multipole_setup.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
+#include "quasar/potential/amoeba/polarization_term.hpp"
 #include "quasar/potential/amoeba/valence_setup.hpp"
 #include "quasar/potential/amoeba/vdw_term.hpp"
 #include "quasar/potential/force_field.hpp"
@@ -28,8 +32,13 @@ class AmoebaTerm : public Potential {
   Term term() const { return term_; }
   const Parameters& parameters() const { return *parameters_; }
   // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
-  // for van der Waals, the pairs that interacted in the last evaluation (-1 before one).
+  // for van der Waals and the electrostatic terms, the pairs that interacted in the last
+  // evaluation (-1 before one).
   long entries() const;
+  // The electrostatics bound (multipoles and polarization) and, for polarization, the induced
+  // dipoles of the last evaluation.
+  const ElectrostaticSystem& electrostatics() const { return electrostatics_; }
+  const InducedDipoles& induced() const { return induced_; }
 
  private:
   std::size_t valence_entries_count() const;
@@ -40,12 +49,14 @@ class AmoebaTerm : public Potential {
   std::size_t atoms_ = 0;
   ValenceEntries entries_;
   VdwSystem vdw_;
+  ElectrostaticSystem electrostatics_;
+  InducedDipoles induced_;
   long vdw_pairs_ = -1;
 };
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose
-// records the parameters hold, and van der Waals. Throws InputError "not yet supported: <term>"
-// naming the key when a term this build cannot compute yet (multipoles, polarization, angle- and
+// records the parameters hold, van der Waals, multipoles and polarization. Throws InputError "not
+// yet supported: <term>" naming the key when a term this build cannot compute yet (angle- and
 // stretch-torsions) is on and has parameters: leaving it out would give a wrong total silently.
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file = "");
 

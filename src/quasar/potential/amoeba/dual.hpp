@@ -3,8 +3,11 @@
 // with respect to N inputs (the 3 coordinates of each atom of one term), carried through the
 // arithmetic so that a term written once as its energy also gives its exact gradient (to
 // rounding). N is small (6 for a bond, 18 for a pi-torsion), so that the cost is N times the energy.
+// Vectors of duals are quasar::Vec3Of<Dual<N>>.
 #include <array>
 #include <cmath>
+
+#include "quasar/core/vec3_of.hpp"
 
 namespace quasar::amoeba {
 
@@ -100,36 +103,6 @@ Dual<N> atan2(const Dual<N>& y, const Dual<N>& x) {
   if (r2 > 0)
     for (int k = 0; k < N; ++k) r.d[k] = (x.v * y.d[k] - y.v * x.d[k]) / r2;
   return r;
-}
-
-// Vectors of duals.
-template <class T>
-struct V3 {
-  T x, y, z;
-};
-template <class T>
-V3<T> operator-(const V3<T>& a, const V3<T>& b) {
-  return {a.x - b.x, a.y - b.y, a.z - b.z};
-}
-template <class T>
-V3<T> operator+(const V3<T>& a, const V3<T>& b) {
-  return {a.x + b.x, a.y + b.y, a.z + b.z};
-}
-template <class T>
-V3<T> operator*(const V3<T>& a, const T& s) {
-  return {a.x * s, a.y * s, a.z * s};
-}
-template <class T>
-T dot(const V3<T>& a, const V3<T>& b) {
-  return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-template <class T>
-V3<T> cross(const V3<T>& a, const V3<T>& b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-template <class T>
-T norm(const V3<T>& a) {
-  return sqrt(dot(a, a));
 }
 
 }  // namespace quasar::amoeba

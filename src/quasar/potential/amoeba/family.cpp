@@ -10,7 +10,8 @@
 namespace quasar::amoeba {
 
 namespace {
-// Tinker's analyze: the total and each term in kcal/mol with its number of interactions.
+// Tinker's analyze: the total and each term in kcal/mol with its number of interactions (terms with
+// none are left out, as Tinker leaves them).
 // The key's `digits` (4, 6 or 8 decimals) as Tinker honours it.
 void report(const ForceField& ff, const Evaluation& e, std::ostream& out) {
   int digits = 4;
@@ -29,6 +30,7 @@ void report(const ForceField& ff, const Evaluation& e, std::ostream& out) {
     const auto* term = dynamic_cast<const AmoebaTerm*>(ff.terms()[k].potential.get());
     const std::string name = tinker_term_name(e.terms[k].name);
     const long count = term ? term->entries() : -1;
+    if (count == 0 && e.terms[k].energy == 0) continue;  // as Tinker, which lists only terms that interact
     std::snprintf(line, sizeof line, " %-33s%*.*f", (name.empty() ? e.terms[k].name : name).c_str(), 10 + digits,
                   digits, e.terms[k].energy / units::kcal_mol);
     out << line;
@@ -55,14 +57,14 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
       t.fail("term", e.what());
     }
   }
-  t.fail("term", "expected bond, angle, strbnd, urey, opbend, torsion, pitors, tortor or vdw, found '" + term + "'");
+  t.fail("term", "expected bond, angle, strbnd, urey, opbend, torsion, pitors, tortor, angtor, strtor, vdw, mpole or polarize, found '" + term + "'");
 }
 }  // namespace
 
 void register_family(PotentialRegistry& registry) {
   PotentialFamily f;
   f.name = "amoeba";
-  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): valence terms and vdW so far, CPU";
+  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): every term of AMOEBA (valence and cross terms, vdW with its long-range correction, multipoles and polarization in the gas phase, with a cutoff or PME), CPU";
   f.capabilities.per_atom = true;
   f.from_config = from_config;
   f.model_extensions = {".key"};

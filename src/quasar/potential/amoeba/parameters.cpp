@@ -137,6 +137,9 @@ TorTorGrid read_grid(const KeyRecord& r) {
 MultipoleRecord read_multipole(const KeyRecord& r, int& type) {
   need(r, 2, 5, "multipole TYPE [Z-AXIS [X-AXIS [Y-AXIS]]] CHARGE, then the dipole and the quadrupole's rows");
   MultipoleRecord m;
+  m.from_key = r.from_key;
+  m.file = r.file;
+  m.line = r.line;
   type = whole(r, r.words[0], "an atom type");
   for (std::size_t k = 1; k + 1 < r.words.size(); ++k) m.axes[k - 1] = whole(r, r.words[k], "an axis atom type", -1000000);
   m.values[0] = number(r, r.words.back(), "the charge");
@@ -188,6 +191,12 @@ const AtomTypeRecord& Parameters::atom(int type, const std::string& where) const
   return it->second;
 }
 
+void Parameters::fail_setting(const std::string& key, const std::string& message) const {
+  const auto it = header.setting_records.find(key);
+  if (it != header.setting_records.end()) it->second.fail(message);
+  throw InputError(key_path, 0, message);
+}
+
 Parameters read_parameters(const std::string& key_path, const std::string& parameter_file) {
   return read_parameters(read_tinker_key(key_path, parameter_file));
 }
@@ -205,7 +214,8 @@ Parameters read_parameters(const KeyFile& files) {
       {"opbend-quartic", &h.opbend_poly[1]}, {"opbend-pentic", &h.opbend_poly[2]}, {"opbend-sextic", &h.opbend_poly[3]},
       {"bondunit", &h.bond_unit},           {"angleunit", &h.angle_unit},         {"strbndunit", &h.strbnd_unit},
       {"ureyunit", &h.urey_unit},           {"opbendunit", &h.opbend_unit},       {"torsionunit", &h.torsion_unit},
-      {"pitorsunit", &h.pitors_unit},       {"tortorunit", &h.tortor_unit}};
+      {"pitorsunit", &h.pitors_unit},       {"tortorunit", &h.tortor_unit},
+      {"angtorunit", &h.angtor_unit},       {"strtorunit", &h.strtor_unit}};
   const std::map<std::string, Term> switches = {
       {"bondterm", Term::Bond},          {"angleterm", Term::Angle},         {"strbndterm", Term::StretchBend},
       {"ureyterm", Term::Urey},          {"ureybradterm", Term::Urey},       {"opbendterm", Term::OutOfPlane},
@@ -312,8 +322,23 @@ Parameters read_parameters(const KeyFile& files) {
       PolarizeRecord q{number(r, r.words[1], "the polarizability"), number(r, r.words[2], "the Thole damping"), {}};
       for (std::size_t at = 3; at < r.words.size(); ++at) q.group.push_back(whole(r, r.words[at], "a group's atom type"));
       p.polarize[whole(r, r.words[0], "an atom type")] = q;
-    } else if (k == "polpair" || k == "angtors" || k == "strtors") {
-      p.other_records.emplace(k, r);
+    } else if (k == "polpair") {
+      need(r, 3, 3, "polpair TYPE TYPE THOLE");
+      number(r, r.words[2], "the Thole damping");
+      p.polpairs[canonical(classes<2>(r, 1))] = r;
+    } else if (k == "angtors" || k == "strtors") {
+      const std::size_t values = k == "angtors" ? 6 : 9;
+      need(r, 4 + values, 4 + values,
+           k == "angtors" ? "angtors CLASS CLASS CLASS CLASS and 6 constants (1-, 2-, 3-fold for each angle)"
+                          : "strtors CLASS CLASS CLASS CLASS and 9 constants (1-, 2-, 3-fold for each bond)");
+      std::array<int, 4> c = classes<4>(r, 0);
+      CrossTorsionRecord x;
+      for (std::size_t m = 0; m < values; ++m) x.k[m] = number(r, r.words[4 + m], "a constant");
+      if (c[1] > c[2] || (c[1] == c[2] && c[0] > c[3])) {  // Tinker swaps the end blocks with the tuple
+        c = {c[3], c[2], c[1], c[0]};
+        for (std::size_t m = 0; m < 3; ++m) std::swap(x.k[m], x.k[values - 3 + m]);
+      }
+      (k == "angtors" ? p.angtors : p.strtors)[c] = x;
     } else if (k == "biotype" || k == "solute" || k == "parameters") {
       // biotypes name residues' atoms for building structures, solute radii belong to implicit
       // solvents: neither enters these energies. `parameters` was followed when the files were read.
@@ -321,6 +346,7 @@ Parameters read_parameters(const KeyFile& files) {
       // Key settings kept by keyword (cutoffs, Ewald, the cell, vdW and polarization rules): each
       // term that uses one reads it; settings of runs and output are kept and ignored.
       h.settings[k] = io::join(r.words);
+      h.setting_records[k] = r;
     }
   }
   if (const auto a = h.settings.find("a-axis"); a != h.settings.end()) {

@@ -41,6 +41,12 @@ struct TorsionRecord {
   std::array<double, 6> v{};      // amplitude of the term of periodicity n (1..6)
   std::array<double, 6> phase{};  // degrees
 };
+// angtors (6 values: the first angle's 1-, 2-, 3-fold constants, then the second's) and strtors (9:
+// the first, middle and last bond's), kept for the class tuple in canonical torsion order (the
+// first and last blocks exchanged when the record was written the other way).
+struct CrossTorsionRecord {
+  std::array<double, 9> k{};
+};
 struct TorTorGrid {
   int nx = 0, ny = 0;
   std::vector<double> x, y;  // grid angles (degrees), ascending
@@ -52,6 +58,9 @@ struct VdwRecord {
 struct MultipoleRecord {
   std::array<int, 3> axes{};      // z, x, y axis types as given (signs select the frame)
   std::array<double, 13> values{};  // charge, dipole (3), quadrupole xx, yx, yy, zx, zy, zz as given
+  bool from_key = false;            // a key's records come before the parameter file's
+  std::string file;                 // where it was read
+  long line = 0;
 };
 struct PolarizeRecord {
   double alpha = 0, thole = 0;
@@ -68,11 +77,12 @@ const char* term_keyword(Term t);  // "bondterm"
 struct ForceFieldHeader {
   std::string forcefield;
   double bond_unit = 1, angle_unit, strbnd_unit, urey_unit = 1, opbend_unit, torsion_unit = 1, pitors_unit = 1,
-         tortor_unit = 1;
+         tortor_unit = 1, angtor_unit = 1, strtor_unit = 1;
   double bond_cubic = 0, bond_quartic = 0, urey_cubic = 0, urey_quartic = 0;
   std::array<double, 4> angle_poly{}, opbend_poly{};  // cubic, quartic, pentic, sextic
   std::string angle_trigonal, opbend_type = "W-D-C";
   std::map<std::string, std::string> settings;  // the other header and key values by keyword (vdwtype, cutoff, ...)
+  std::map<std::string, KeyRecord> setting_records;  // where each of them was read (the last record)
   ForceFieldHeader();
 };
 
@@ -94,8 +104,8 @@ struct Parameters {
   std::map<int, MultipoleRecord> multipoles;  // by type (the first record of a type; frames by axes later)
   std::vector<std::pair<int, MultipoleRecord>> multipole_list;  // every record, in order
   std::map<int, PolarizeRecord> polarize;
-  // Records of terms this reader keeps only as present (polpair, angtors, strtors): keyword -> first record.
-  std::map<std::string, KeyRecord> other_records;
+  std::map<std::array<int, 2>, KeyRecord> polpairs;  // pair-specific Thole damping by type pair (lower first)
+  std::map<std::array<int, 4>, CrossTorsionRecord> angtors, strtors;  // exact classes (strtors: also 0 b c 0)
   // Term switches: on unless the key turns them off (`bondterm none`, `vdwterm only`).
   std::array<bool, kTerms> term_on{};
   // The periodic cell the key gives (a-axis, b-axis, c-axis, alpha, beta, gamma; b and c default to
@@ -103,6 +113,8 @@ struct Parameters {
   std::optional<Box> cell;
 
   const AtomTypeRecord& atom(int type, const std::string& where) const;
+  // Throws InputError at the file and line of the setting `key` (the key file when it has none).
+  [[noreturn]] void fail_setting(const std::string& key, const std::string& message) const;
 };
 
 // Reads every record of the files (tinker_keys.hpp), each checked: counts and numbers of values,

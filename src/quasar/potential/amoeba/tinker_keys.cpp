@@ -23,7 +23,7 @@ const std::set<std::string>& keywords() {
       "forcefield", "bond-cubic", "bond-quartic", "angle-cubic", "angle-quartic", "angle-pentic", "angle-sextic",
       "angle-trigonal", "opbendtype", "opbend-cubic", "opbend-quartic", "opbend-pentic", "opbend-sextic", "urey-cubic",
       "urey-quartic", "bondunit", "angleunit", "strbndunit", "ureyunit", "opbendunit", "torsionunit", "pitorsunit",
-      "tortorunit", "vdwtype", "radiusrule", "radiustype", "radiussize", "epsilonrule", "dielectric", "polarization",
+      "tortorunit", "angtorunit", "strtorunit", "vdwtype", "radiusrule", "radiustype", "radiussize", "epsilonrule", "dielectric", "polarization",
       "vdw-12-scale", "vdw-13-scale", "vdw-14-scale", "vdw-15-scale", "mpole-12-scale", "mpole-13-scale",
       "mpole-14-scale", "mpole-15-scale", "polar-12-scale", "polar-13-scale", "polar-14-scale", "polar-15-scale",
       "polar-12-intra", "polar-13-intra", "polar-14-intra", "polar-15-intra", "direct-11-scale", "direct-12-scale",

@@ -48,6 +48,7 @@ class Builder {
   const std::vector<std::vector<int>>& nb_;
   std::vector<int> cls_, atomic_, type_;
   std::map<std::array<int, 2>, double> bond_length_;  // by atom pair (lower index first)
+  std::map<std::array<int, 3>, double> ideal_angle_;  // by angle (ends in ascending order, centre in the middle)
 
   bool on(Term t) const { return p_.term_on[static_cast<std::size_t>(t)]; }
   std::string atoms_text(std::initializer_list<int> atoms) const {
@@ -127,14 +128,17 @@ class Builder {
           if (!found) {
             // A Fourier angle where no polynomial one matches (it has no ideal angle for a stretch-bend).
             if (const FourierAngleRecord* f = find(p_.fourier_angles, key))
+            {
               v.angles.push_back({{a, b, c}, -1, f->k, f->shift, f->fold});
-            else if (on(Term::Angle) && !dummy({a, b, c}))
+              ideal_angle_[ordered(a, b, c)] = f->shift;
+            } else if (on(Term::Angle) && !dummy({a, b, c}))
               missing("angle", {a, b, c});
           } else {
             // In-plane angles project the centre into the plane of its three neighbours; Tinker
             // projects only at trigonal centres of a class with out-of-plane bends (elsewhere the
             // projection is the centre itself: the plain angle).
             v.angles.push_back({{a, b, c}, in_plane && opbend_site ? d : -1, rec->k, theta0});
+            ideal_angle_[ordered(a, b, c)] = theta0;
           }
           if (const StretchBendRecord* s = find(p_.strbnds, key); s && found) {
             const bool forwards = cls_[a] <= cls_[c];
@@ -165,9 +169,41 @@ class Builder {
               continue;
             }
             v.torsions.push_back({{a, b, c, d}, t->v, t->phase});
+            cross_terms(v, {a, b, c, d}, *t);
           }
         }
       }
+  }
+
+  // The angle- and stretch-torsions of a torsion, as Tinker assigns them: angtors by exact classes,
+  // strtors by exact classes, then "0 b c 0"; a record written for the reversed tuple exchanges its
+  // end blocks.
+  void cross_terms(ValenceEntries& v, const std::array<int, 4>& t, const TorsionRecord& torsion) {
+    const int ca = cls_[t[0]], cb = cls_[t[1]], cc = cls_[t[2]], cd = cls_[t[3]];
+    const bool swap = !(cb < cc || (cb == cc && ca <= cd));
+    const std::array<double, 3> phase{torsion.phase[0], torsion.phase[1], torsion.phase[2]};
+    auto oriented = [&](const CrossTorsionRecord& r, std::size_t values) {
+      std::array<double, 9> k = r.k;
+      if (swap)
+        for (std::size_t m = 0; m < 3; ++m) std::swap(k[m], k[values - 3 + m]);
+      return k;
+    };
+    if (const CrossTorsionRecord* r = find(p_.angtors, torsion_key(ca, cb, cc, cd))) {
+      const std::array<double, 9> k = oriented(*r, 6);
+      AngleTorsionEntry e{t, {}, {ideal_angle(t[0], t[1], t[2]), ideal_angle(t[1], t[2], t[3])}, phase};
+      std::copy(k.begin(), k.begin() + 6, e.k.begin());
+      v.angtors.push_back(e);
+    }
+    const CrossTorsionRecord* r = find(p_.strtors, torsion_key(ca, cb, cc, cd));
+    if (!r) r = find(p_.strtors, torsion_key(0, cb, cc, 0));
+    if (r)
+      v.strtors.push_back(
+          {t, oriented(*r, 9), {bond_length(t[0], t[1]), bond_length(t[1], t[2]), bond_length(t[2], t[3])}, phase});
+  }
+
+  double ideal_angle(int a, int b, int c) const {
+    const auto it = ideal_angle_.find(ordered(a, b, c));
+    return it == ideal_angle_.end() ? 0.0 : it->second;
   }
 
   // Pi-orbital torsions about bonds between two trivalent atoms.

@@ -38,6 +38,20 @@ struct TorsionEntry {
   std::array<int, 4> atoms;
   std::array<double, 6> v, phase;
 };
+// Cross terms of a torsion a-b-c-d with its angles (a-b-c, b-c-d) or bonds (a-b, b-c, c-d): each
+// deviation times sum_n k_n (1 + cos(n phi - phase_n)), n = 1..3, with the torsion's own phases.
+struct AngleTorsionEntry {
+  std::array<int, 4> atoms;
+  std::array<double, 6> k;       // the first angle's 1-, 2-, 3-fold constants, then the second's
+  std::array<double, 2> theta0;  // the two angles' ideal values (degrees)
+  std::array<double, 3> phase;   // the torsion's (degrees)
+};
+struct StretchTorsionEntry {
+  std::array<int, 4> atoms;
+  std::array<double, 9> k;   // per bond a-b, b-c, c-d: 1-, 2-, 3-fold
+  std::array<double, 3> r0;  // the three bonds' ideal lengths
+  std::array<double, 3> phase;
+};
 struct PiTorsionEntry {
   std::array<int, 6> atoms;  // the first atom's two other neighbours, the bond, the second's two
   double k;
@@ -57,6 +71,8 @@ struct ValenceEntries {
   std::vector<TorsionEntry> torsions;
   std::vector<PiTorsionEntry> pitors;
   std::vector<TorTorEntry> tortors;
+  std::vector<AngleTorsionEntry> angtors;
+  std::vector<StretchTorsionEntry> strtors;
 };
 
 // types: the Tinker atom type of each atom; neighbours: each atom's bonded atoms. Throws InputError

@@ -25,7 +25,7 @@ void add_entry(const AtomsRef& a, const std::array<int, A>& atoms, const Compute
   Vec3 r[A];
   r[0] = {a.x[g.idx[0]], a.y[g.idx[0]], a.z[g.idx[0]]};
   for (int m = 1; m < A; ++m) r[m] = r[0] + g.delta(m, 0);
-  std::array<V3<D>, A> p;
+  std::array<Vec3Of<D>, A> p;
   for (int m = 0; m < A; ++m)
     p[static_cast<std::size_t>(m)] = {D::variable(r[m].x, 3 * m), D::variable(r[m].y, 3 * m + 1),
                                       D::variable(r[m].z, 3 * m + 2)};
@@ -65,14 +65,14 @@ T quartic(const T& dr, double k, double c3, double c4) {
 }
 // The angle between two vectors, in degrees.
 template <class T>
-T angle_between(const V3<T>& u, const V3<T>& v) {
+T angle_between(const Vec3Of<T>& u, const Vec3Of<T>& v) {
   return kRadian * atan2(norm(cross(u, v)), dot(u, v));
 }
 // The dihedral angle of a-b-c-d (radians), Tinker's sign: that of ba . (cb x dc).
 template <class T>
-T dihedral(const V3<T>& a, const V3<T>& b, const V3<T>& c, const V3<T>& d) {
-  const V3<T> ba = b - a, cb = c - b, dc = d - c;
-  const V3<T> t = cross(ba, cb), u = cross(cb, dc);
+T dihedral(const Vec3Of<T>& a, const Vec3Of<T>& b, const Vec3Of<T>& c, const Vec3Of<T>& d) {
+  const Vec3Of<T> ba = b - a, cb = c - b, dc = d - c;
+  const Vec3Of<T> t = cross(ba, cb), u = cross(cb, dc);
   return atan2(norm(cb) * dot(ba, u), dot(t, u));
 }
 
@@ -107,7 +107,17 @@ T bicubic(const TorTorGrid& g, const T& x, const T& y) {
 
 }  // namespace
 
-bool is_valence_term(Term term) { return static_cast<int>(term) <= static_cast<int>(Term::TorsionTorsion); }
+// sum_n k[first + n - 1] (1 + cos(n phi - phase_n)) over n = 1..3: the torsional factor of the
+// angle- and stretch-torsions (phi in radians, phases in degrees).
+template <class T, std::size_t K>
+T torsion_factor(const T& phi, const std::array<double, K>& k, std::size_t first, const std::array<double, 3>& phase) {
+  T f = 0.0;
+  for (std::size_t n = 1; n <= 3; ++n)
+    if (k[first + n - 1] != 0) f = f + k[first + n - 1] * (1.0 + cos(static_cast<double>(n) * phi - phase[n - 1] / kRadian));
+  return f;
+}
+
+bool is_valence_term(Term term) { return static_cast<int>(term) <= static_cast<int>(Term::StretchTorsion); }
 
 void add_valence_term(Term term, const ValenceEntries& v, const ForceFieldHeader& h, const AtomsRef& a,
                       const ComputeRequest& req, ForceOutput& out) {
@@ -207,9 +217,9 @@ void add_valence_term(Term term, const ValenceEntries& v, const ForceFieldHeader
           if (t.chiral >= 0) {
             // Tinker's chirality test at the centre, reproduced term by term: its sign flips both
             // angles, so that a mirror-image residue reads the grid mirrored.
-            const V3<double> ac{p[5].x.v - p[2].x.v, p[5].y.v - p[2].y.v, p[5].z.v - p[2].z.v};
-            const V3<double> bc{p[1].x.v - p[2].x.v, p[1].y.v - p[2].y.v, p[1].z.v - p[2].z.v};
-            const V3<double> dc{p[3].x.v - p[2].x.v, p[3].y.v - p[2].y.v, p[3].z.v - p[2].z.v};
+            const Vec3Of<double> ac{p[5].x.v - p[2].x.v, p[5].y.v - p[2].y.v, p[5].z.v - p[2].z.v};
+            const Vec3Of<double> bc{p[1].x.v - p[2].x.v, p[1].y.v - p[2].y.v, p[1].z.v - p[2].z.v};
+            const Vec3Of<double> dc{p[3].x.v - p[2].x.v, p[3].y.v - p[2].y.v, p[3].z.v - p[2].z.v};
             const double vol = ac.x * cross(bc, dc).x + bc.x * cross(dc, ac).x + dc.x * cross(ac, bc).x;
             if (vol < 0) {
               x = -x;
@@ -219,6 +229,26 @@ void add_valence_term(Term term, const ValenceEntries& v, const ForceFieldHeader
           return h.tortor_unit * bicubic(*t.grid, x, y);
         });
       }
+      break;
+    case Term::AngleTorsion:
+      for (const AngleTorsionEntry& t : v.angtors)
+        add_entry<4>(a, t.atoms, req, out, s, [&](const auto& p) {
+          const auto phi = dihedral(p[0], p[1], p[2], p[3]);
+          const auto dt1 = angle_between(p[0] - p[1], p[2] - p[1]) - t.theta0[0];
+          const auto dt2 = angle_between(p[1] - p[2], p[3] - p[2]) - t.theta0[1];
+          return h.angtor_unit * (dt1 * torsion_factor(phi, t.k, 0, t.phase) + dt2 * torsion_factor(phi, t.k, 3, t.phase));
+        });
+      break;
+    case Term::StretchTorsion:
+      for (const StretchTorsionEntry& t : v.strtors)
+        add_entry<4>(a, t.atoms, req, out, s, [&](const auto& p) {
+          const auto phi = dihedral(p[0], p[1], p[2], p[3]);
+          using T = std::decay_t<decltype(phi)>;
+          T e = 0.0;
+          for (std::size_t b = 0; b < 3; ++b)
+            e = e + (norm(p[b + 1] - p[b]) - t.r0[b]) * torsion_factor(phi, t.k, 3 * b, t.phase);
+          return h.strtor_unit * e;
+        });
       break;
     default:
       throw Error(std::string("not a valence term: ") + term_name(term));

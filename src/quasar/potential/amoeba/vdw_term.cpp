@@ -6,6 +6,7 @@
 #include "quasar/core/error.hpp"
 #include "quasar/core/units.hpp"
 #include "quasar/io/text.hpp"
+#include "quasar/potential/amoeba/pair_list.hpp"
 
 namespace quasar::amoeba {
 
@@ -24,14 +25,14 @@ std::string setting(const Parameters& p, const std::string& key, std::initialize
   const std::string v = it == p.header.settings.end() ? std::string(*allowed.begin()) : upper(it->second);
   for (const char* a : allowed)
     if (v == a) return v;
-  throw InputError(p.key_path, 0, "not yet supported: " + key + " " + v + " (Van der Waals)");
+  p.fail_setting(key, "not yet supported: " + key + " " + v + " (Van der Waals)");
 }
 
 double number_setting(const Parameters& p, const std::string& key, double fallback) {
   const auto it = p.header.settings.find(key);
   if (it == p.header.settings.end()) return fallback;
   double v = 0;
-  if (!io::parse_finite(it->second, v) || !(v > 0)) throw InputError(p.key_path, 0, "'" + key + "': expected a positive number, found '" + it->second + "'");
+  if (!io::parse_finite(it->second, v) || !(v > 0)) p.fail_setting(key, "'" + key + "': expected a positive number, found '" + it->second + "'");
   return v;
 }
 
@@ -43,15 +44,15 @@ VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const s
   setting(p, "radiustype", {"R-MIN"});
   const bool diameter = setting(p, "radiussize", {"RADIUS", "DIAMETER"}) == "DIAMETER";
   setting(p, "epsilonrule", {"HHG"});
-  for (const char* k : {"vdw-correction", "vdw-lambda", "ligand"})
-    if (p.header.settings.count(k)) throw InputError(p.key_path, 0, std::string("not yet supported: ") + k + " (Van der Waals)");
+  for (const char* k : {"vdw-lambda", "ligand"})
+    if (p.header.settings.count(k)) p.fail_setting(k, std::string("not yet supported: ") + k + " (Van der Waals)");
   for (const char* k : {"vdw-15-scale"})
-    if (number_setting(p, k, 1.0) != 1.0) throw InputError(p.key_path, 0, std::string("not yet supported: ") + k + " other than 1");
+    if (number_setting(p, k, 1.0) != 1.0) p.fail_setting(k, std::string("not yet supported: ") + k + " other than 1");
   const auto scale = [&](const char* k, double fallback) {
     const auto it = p.header.settings.find(k);
     double v = fallback;
     if (it != p.header.settings.end() && !io::parse_finite(it->second, v))
-      throw InputError(p.key_path, 0, std::string("'") + k + "': expected a number");
+      p.fail_setting(k, std::string("'") + k + "': expected a number");
     return v;
   };
   const double s12 = scale("vdw-12-scale", 0), s13 = scale("vdw-13-scale", 0), s14 = scale("vdw-14-scale", 1);
@@ -121,7 +122,44 @@ VdwSystem vdw_system(const Parameters& p, const std::vector<int>& types, const s
   v.cutoff = number_setting(p, "vdw-cutoff", number_setting(p, "cutoff", 9.0));
   const double taper = number_setting(p, "vdw-taper", number_setting(p, "taper", 0.9));
   v.taper = taper < 1 ? taper * v.cutoff : std::min(taper, v.cutoff);
+  v.long_range = p.header.settings.count("vdw-correction") > 0;
+  v.class_atoms.assign(nc, 0);
+  for (int c : v.cls) ++v.class_atoms[static_cast<std::size_t>(c)];
   return v;
+}
+
+VdwTail vdw_long_range(const VdwSystem& v, double volume) {
+  const double range = 100.0;  // Å, Tinker's end of the integral
+  const int steps = static_cast<int>(2 * (range - v.taper));
+  const double h = (range - v.taper) / steps, span = v.cutoff - v.taper;
+  VdwTail t;
+  const std::size_t nc = static_cast<std::size_t>(v.classes);
+  for (std::size_t i = 0; i < nc; ++i)
+    for (std::size_t k = i; k < nc; ++k) {
+      const double rv = v.r0[i * nc + k], eps = v.eps[i * nc + k], rv7 = std::pow(rv, 7);
+      double e_sum = 0, w_sum = 0;
+      for (int j = 1; j <= steps; ++j) {
+        const double r = v.taper + (j - 0.5) * h, r2 = r * r, r6 = r2 * r2 * r2, r7 = r6 * r;
+        const double rho = r7 + kGamma * rv7, tau = (kDelta + 1) / (r + kDelta * rv), tau7 = std::pow(tau, 7);
+        double e = eps * rv7 * tau7 * ((kGamma + 1) * rv7 / rho - 2);
+        double de = -7 * e * tau / (kDelta + 1) - 7 * eps * tau7 * r6 * (kGamma + 1) * (rv7 / rho) * (rv7 / rho);
+        if (r < v.cutoff) {  // the part the switch removed: E (1 - S)
+          const double x = (r - v.taper) / span, x2 = x * x;
+          const double sw = 1 - x2 * x * (10 - 15 * x + 6 * x2), dsw = -30 * x2 * (1 - 2 * x + x2) / span;
+          de = de * (1 - sw) - e * dsw;
+          e *= 1 - sw;
+        }
+        e_sum += e * h * r2;
+        w_sum += de * h * r2 * r;
+      }
+      double f = 4 * M_PI * static_cast<double>(v.class_atoms[i]) * static_cast<double>(v.class_atoms[k]);
+      if (k == i) f /= 2;
+      t.energy += f * e_sum;
+      t.virial += f * w_sum;
+    }
+  t.energy /= volume;
+  t.virial /= 3 * volume;
+  return t;
 }
 
 long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, ForceOutput& out) {
@@ -153,10 +191,13 @@ long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
   long pairs = 0;
   std::vector<double> pair_energy(req.per_atom ? n : 0), pair_virial(req.per_atom ? 9 * n : 0);
   const double cut2 = v.cutoff * v.cutoff, span = v.cutoff - v.taper;
+  // In a cell, the site pairs within the cutoff from the cell lists: O(N).
+  PairCandidates candidates;
+  if (periodic) candidates = pair_candidates(site, cell, v.cutoff);
   for (std::size_t i = 0; i < n; ++i) {
     for (int k = v.special_offset[i]; k < v.special_offset[i + 1]; ++k)
       scale[static_cast<std::size_t>(v.special_partner[static_cast<std::size_t>(k)])] = v.special_scale[static_cast<std::size_t>(k)];
-    for (std::size_t k = i + 1; k < n; ++k) {
+    for (const std::size_t k : partners(periodic ? &candidates : nullptr, i, n)) {
       if (scale[k] == 0) continue;
       const Vec3 d = nearest(site[k] - site[i]);
       const double r2 = dot(d, d);
@@ -211,9 +252,18 @@ long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
     add_force(static_cast<int>(i), grad[i] * v.reduction[i]);
     add_force(v.parent[i], grad[i] * (1 - v.reduction[i]));
   }
+  // The tail: a constant energy and isotropic virial (W = -Tinker's), spread evenly over the atoms.
+  VdwTail tail;
+  if (periodic && v.long_range) tail = vdw_long_range(v, cell.volume());
   double* t = out.term_totals();
-  t[0] += unit * energy;
+  t[0] += unit * (energy + tail.energy);
   for (int c = 0; c < 9; ++c) t[1 + c] += unit * w[c];
+  for (int c = 0; c < 3; ++c) t[1 + 4 * c] -= unit * tail.virial;
+  if (req.per_atom && (tail.energy != 0 || tail.virial != 0))
+    for (std::size_t i = 0; i < n; ++i) {
+      out.atom_energy[i] += unit * tail.energy / static_cast<double>(n);
+      for (std::size_t c = 0; c < 3; ++c) out.atom_virial[4 * c * n + i] -= unit * tail.virial / static_cast<double>(n);
+    }
   if (req.per_atom) {
     // Each pair's energy and virial halved between the atoms of its two sites.
     for (std::size_t i = 0; i < n; ++i) {
