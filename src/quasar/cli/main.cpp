@@ -22,7 +22,7 @@ commands:
   model-devi         spread of several models' forces and virials, for active learning
   dp compress|convert  tabulate a Deep Potential's embedding nets; convert .yaml <-> .dp
   shepard build|eval|grow|qct  modified Shepard surfaces: data sets, evaluation, growth, trajectories
-  gw epm INPUT       GW's mean field: an empirical pseudopotential (BerkeleyGW's EPM input)
+  gw epm|epsilon     GW: the EPM mean field (BerkeleyGW's EPM input); Epsilon (its epsilon.inp)
   info               version, build options and GPUs found
 
 Run `quasar COMMAND --help` for a command's options; `quasar --version` prints the version.

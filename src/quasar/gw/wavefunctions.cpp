@@ -170,17 +170,8 @@ void write_wavefunctions(const std::string& path, const Wavefunctions& w) {
 }
 
 Wavefunctions read_wavefunctions(const void* bytes, std::size_t size, const std::string& origin) {
-  if (!h5::has_signature(bytes, size)) throw InputError(origin, 0, "not an HDF5 file (no HDF5 signature at its start)");
-  const h5::Handle file = h5::open_image(bytes, size);
-  if (!file.valid()) throw InputError(origin, 0, "not an HDF5 file (HDF5 cannot open it)");
+  const h5::Handle file = h5::open_checked(bytes, size, origin, kFormat, kVersion, "a wavefunction file");
   const h5::Reader in(file.id(), origin, size);
-  if (!in.has_attribute("/", "format") || in.string_attribute("/", "format") != kFormat)
-    in.fail("the root attribute 'format' is not \"" + std::string(kFormat) + "\": not a wavefunction file");
-  if (const double version = in.number_attribute("/", "version"); version != kVersion) {
-    std::ostringstream v;
-    v << version;
-    in.fail("attribute 'version' of /: unknown version " + v.str() + " (this reader knows 1)");
-  }
   Wavefunctions w;
   const std::string flavour = in.string_attribute("/", "flavour");
   if (flavour != "real" && flavour != "complex") in.fail("attribute 'flavour' of /: '" + flavour + "' (valid: real, complex)");

@@ -50,6 +50,22 @@ struct Wavefunctions {
   std::string problem() const;
 };
 
+// The reciprocal metric M_ij = b_i . b_j (1/bohr^2) of a mean field, and |v|^2 = v M v of a vector v
+// in reciprocal-lattice coordinates.
+using Matrix3 = std::array<std::array<double, 3>, 3>;
+inline Matrix3 reciprocal_metric(const Wavefunctions& w) {
+  Matrix3 m{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int d = 0; d < 3; ++d) m[i][j] += w.reciprocal[i][d] * w.reciprocal[j][d];
+  return m;
+}
+inline double norm2(const Matrix3& m, const Vec3d& v) {
+  double e = 0;
+  for (int i = 0; i < 3; ++i) e += v[i] * (m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2]);
+  return e;
+}
+
 // "" when a and b hold the same values to the last bit; else the first field that differs.
 std::string wavefunctions_difference(const Wavefunctions& a, const Wavefunctions& b);
 

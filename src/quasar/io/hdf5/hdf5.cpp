@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <sstream>
 
 #include "quasar/core/error.hpp"
 
@@ -116,6 +117,22 @@ Handle open_image(const void* data, std::size_t size) {
   const Handle fapl = core_access();
   if (H5Pset_file_image(fapl.id(), const_cast<void*>(data), size) < 0) return {};
   return Handle(H5Fopen(memory_name().c_str(), H5F_ACC_RDONLY, fapl.id()), H5Fclose);
+}
+
+Handle open_checked(const void* data, std::size_t size, const std::string& origin, const std::string& format,
+                    long version, const std::string& what) {
+  if (!has_signature(data, size)) throw InputError(origin, 0, "not an HDF5 file (no HDF5 signature at its start)");
+  Handle file = open_image(data, size);
+  if (!file.valid()) throw InputError(origin, 0, "not an HDF5 file (HDF5 cannot open it)");
+  const Reader in(file.id(), origin, size);
+  if (!in.has_attribute("/", "format") || in.string_attribute("/", "format") != format)
+    in.fail("the root attribute 'format' is not \"" + format + "\": not " + what);
+  if (const double v = in.number_attribute("/", "version"); v != static_cast<double>(version)) {
+    std::ostringstream text;
+    text << v;
+    in.fail("attribute 'version' of /: unknown version " + text.str() + " (this reader knows " + std::to_string(version) + ")");
+  }
+  return file;
 }
 
 std::string shape_text(const std::vector<hsize_t>& shape) {

@@ -58,6 +58,12 @@ std::vector<unsigned char> file_image(hid_t file);
 // The file whose bytes these are, read-only (HDF5 copies them); invalid when they are not HDF5.
 Handle open_image(const void* data, std::size_t size);
 
+// The file whose bytes these are, checked as every reader of a file of ours begins: HDF5's signature,
+// that HDF5 opens it, the root attribute 'format' equal to `format` (else "... not <what>") and
+// 'version' equal to `version`. Failures are InputErrors naming `origin`.
+Handle open_checked(const void* data, std::size_t size, const std::string& origin, const std::string& format,
+                    long version, const std::string& what);
+
 // "[3, 6, 6]", "[]" for a scalar.
 std::string shape_text(const std::vector<hsize_t>& shape);
 

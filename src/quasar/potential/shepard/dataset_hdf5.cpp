@@ -89,18 +89,8 @@ std::vector<unsigned char> dataset_hdf5_image(const DataSet& s) {
 }
 
 DataSet read_dataset_hdf5(const void* bytes, std::size_t size, const std::string& origin) {
-  if (!h5::has_signature(bytes, size)) throw InputError(origin, 0, "not an HDF5 file (no HDF5 signature at its start)");
-  const h5::Handle file = h5::open_image(bytes, size);
-  if (!file.valid()) throw InputError(origin, 0, "not an HDF5 file (HDF5 cannot open it)");
+  const h5::Handle file = h5::open_checked(bytes, size, origin, kFormat, kVersion, "a Shepard data set");
   const h5::Reader in(file.id(), origin, size);
-  if (!in.has_attribute("/", "format") || in.string_attribute("/", "format") != kFormat)
-    in.fail("the root attribute 'format' is not \"" + std::string(kFormat) + "\": not a Shepard data set");
-  const double version = in.number_attribute("/", "version");
-  if (version != kVersion) {
-    std::ostringstream v;
-    v << version;
-    in.fail("attribute 'version' of /: unknown version " + v.str() + " (this reader knows 1)");
-  }
   DataSet s;
   // The atoms: their number from the masses, one per atom.
   const h5::Reader::Array masses = in.array("/masses");
