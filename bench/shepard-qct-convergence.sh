@@ -16,16 +16,14 @@ trajectories=${4:-4096}
 bin=$(realpath "${QUASAR:-build/quasar}")
 out=${OUT:-/tmp/shepard-qct-convergence}
 mkdir -p "$out"
+source bench/shepard-qct-input.sh
 echo "# points  trajectories  reactive  sigma(A^2)  error(A^2)"
 for n in $sizes; do
   # The header, then points 1..n ("points" says how many).
   awk -v n="$n" '/^points / { print "points " n; next } /^point / { if ($2 > n) exit } { print }' "$set_file" \
     > "$out/first-$n.shepard"
-  { echo "device = \"${DEVICE:-auto}\""; echo "[potential]"; echo "type = \"shepard\"";
-    echo "file = \"$out/first-$n.shepard\""; echo;
-    sed -n '/^\[qct\]/,/^$/p' "$input" | sed -e "s/^trajectories = .*/trajectories = $trajectories/";
-    echo "batch = $trajectories"; echo "minimum_force = 1e-4"; printf '%b\n' "${QCT_EXTRA:-}";
-    echo "output = \"qct-$n.json\""; } > "$out/qct-$n.toml"
+  qct_input "${DEVICE:-auto}" "$out/first-$n.shepard" "$input" "$trajectories" "qct-$n.json" "${QCT_EXTRA:-}" \
+    > "$out/qct-$n.toml"
   "$bin" shepard qct "$out/qct-$n.toml" > "$out/qct-$n.log" 2>&1 || { echo "$n: failed (see $out/qct-$n.log)"; continue; }
   python3 - "$out/qct-$n.json" "$n" <<'PY'
 import json, sys

@@ -11,12 +11,11 @@ set_file=$(realpath "${1:?usage: bench/shepard-qct.sh SET.shepard [GPU_TRAJECTOR
 bin=$(realpath "${QUASAR:-build/quasar}")
 out=${OUT:-/tmp/shepard-qct-bench}
 mkdir -p "$out"
+source bench/shepard-qct-input.sh
 run() {  # device trajectories
   local input="$out/qct-$1.toml"
-  sed -n '/^\[qct\]/,/^$/p' examples/shepard-grow-h-ch4/input.toml |
-    sed -e "s/^trajectories = .*/trajectories = $2/" -e "s/^seed = .*/seed = 7/" > "$input.qct"
-  { echo "device = \"$1\""; echo; echo "[potential]"; echo "type = \"shepard\""; echo "file = \"$set_file\"";
-    echo; cat "$input.qct"; echo "batch = $2"; echo "minimum_force = 1e-4"; echo "output = \"qct-$1.json\""; } > "$input"
+  qct_input "$1" "$set_file" examples/shepard-grow-h-ch4/input.toml "$2" "qct-$1.json" |
+    sed 's/^seed = .*/seed = 7/' > "$input"
   "$bin" shepard qct "$input" > "$out/qct-$1.log"
   python3 - "$out/qct-$1.json" "$1" <<'PY'
 import json, sys

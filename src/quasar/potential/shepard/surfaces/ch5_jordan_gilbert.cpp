@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "quasar/core/units.hpp"
+#include "quasar/core/vec3_of.hpp"
 #include "quasar/potential/shepard/surfaces/jet.hpp"
 
 namespace quasar::surfaces {
@@ -49,38 +50,21 @@ void leps_pair(const T& r, const T& a, double r0, double d1, double d3, T& q, T&
 }
 
 template <class T>
-struct Vec {
-  T x, y, z;
-};
-template <class T>
-Vec<T> sub(const Vec<T>& a, const Vec<T>& b) {
-  return {a.x - b.x, a.y - b.y, a.z - b.z};
-}
-template <class T>
-T dot(const Vec<T>& a, const Vec<T>& b) {
-  return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-template <class T>
-Vec<T> cross(const Vec<T>& a, const Vec<T>& b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-
-template <class T>
 T energy_kcal(const Ch5JgParameters& p, const std::array<T, kCh5Coordinates>& x) {
   constexpr double pi = std::numbers::pi;
   const double tau = std::acos(-1.0 / 3.0);  // tetrahedral angle
-  auto atom = [&](int a) { return Vec<T>{x[3 * a], x[3 * a + 1], x[3 * a + 2]}; };
-  const Vec<T> c = atom(0), hb = atom(5);
-  std::array<Vec<T>, 4> h, ch;  // methane hydrogens; C -> H_i
+  auto atom = [&](int a) { return Vec3Of<T>{x[3 * a], x[3 * a + 1], x[3 * a + 2]}; };
+  const Vec3Of<T> c = atom(0), hb = atom(5);
+  std::array<Vec3Of<T>, 4> h, ch;  // methane hydrogens; C -> H_i
   std::array<T, 4> rch, rbh;    // |C - H_i|, |H' - H_i|
   for (int i = 0; i < 4; ++i) {
     h[i] = atom(1 + i);
-    ch[i] = sub(h[i], c);
+    ch[i] = h[i] - c;
     rch[i] = sqrt(dot(ch[i], ch[i]));
-    const Vec<T> bh = sub(h[i], hb);
+    const Vec3Of<T> bh = h[i] - hb;
     rbh[i] = sqrt(dot(bh, bh));
   }
-  const Vec<T> cb = sub(hb, c);
+  const Vec3Of<T> cb = hb - c;
   const T rcb = sqrt(dot(cb, cb));
 
   // Switching functions of each C-H length.
@@ -128,7 +112,7 @@ T energy_kcal(const Ch5JgParameters& p, const std::array<T, kCh5Coordinates>& x)
     T sw = 1.0 - s3[i];
     for (int m = 0; m < 4; ++m)
       if (m != i) sw = sw * s3[m];
-    const Vec<T> n = cross(sub(h[k], h[j]), sub(h[l], h[j]));
+    const Vec3Of<T> n = cross(h[k] - h[j], h[l] - h[j]);
     const T norm = sqrt(dot(n, n));
     const std::array<int, 3> others{j, k, l};
     std::array<T, 3> cosines;
