@@ -131,6 +131,19 @@ TEST_P(NeighborListTest, MatchesBruteForceInEveryCell) {
   }
 }
 
+// A cutoff below every distance leaves every row empty (no memory behind the rows), and a vanishing
+// one (a model file's 1e-300) still makes a grid: both gave undefined behaviour that the EAM fuzz target found.
+TEST_P(NeighborListTest, CutoffBelowEveryDistanceGivesAnEmptyList) {
+  const Structure s = random_structure({{{12, 0, 0}, {0, 12, 0}, {0, 0, 12}}}, {true, true, true}, 20, 11);
+  for (double cutoff : {1e-3, 1e-300}) {
+    AtomState atoms(GetParam(), s);
+    NeighborList list(GetParam(), NeighborSettings{cutoff, 0.0, ListKind::Full, 0});
+    list.build(atoms);
+    EXPECT_TRUE(listed(list, atoms).empty()) << cutoff;
+    EXPECT_EQ(listed(list, atoms), brute_force(s, cutoff, false));
+  }
+}
+
 TEST_P(NeighborListTest, RebuildsOnlyWhenAnAtomMovedHalfTheSkin) {
   Structure s = random_structure({{{10, 0, 0}, {1, 10, 0}, {0, 2, 10}}}, {true, true, true}, 100, 3);
   AtomState atoms(GetParam(), s);

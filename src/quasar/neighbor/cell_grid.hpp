@@ -19,7 +19,9 @@ struct CellGrid {
     for (int k = 0; k < 3; ++k) {
       const double spacing = box.plane_spacing(k);
       g.periodic[k] = box.periodic[k];
-      g.bins[k] = spacing > r_list ? static_cast<int>(spacing / r_list) : 1;
+      // Capped before the conversion to int: a vanishing r_list (a model's cutoff of 1e-300) stays defined.
+      const double cap = std::fmin(static_cast<double>(max_cells), 1 << 20);
+      g.bins[k] = spacing > r_list ? static_cast<int>(std::fmin(spacing / r_list, cap)) : 1;
     }
     // Keep the grid within max_cells (sparse systems, huge vacuum) by coarsening evenly.
     while (static_cast<long>(g.bins[0]) * g.bins[1] * g.bins[2] > max_cells) {

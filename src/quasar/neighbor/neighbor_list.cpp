@@ -246,8 +246,9 @@ void NeighborList::build_cpu(AtomState& atoms, const std::vector<char>* only) {
       if (cell[i] < 0) continue;  // a system not rebuilt
       count_[i] = found_count[i];
       const std::size_t row = static_cast<std::size_t>(i) * capacity_;
-      std::copy_n(f.j.data() + from, count_[i], &index_[row]);
-      std::copy_n(f.code.data() + from, count_[i], &image_[row]);
+      // Through data(): with no neighbour anywhere the rows are empty and the arrays hold no memory.
+      std::copy_n(f.j.data() + from, count_[i], index_.data() + row);
+      std::copy_n(f.code.data() + from, count_[i], image_.data() + row);
       from += static_cast<std::size_t>(count_[i]);
     }
   });
