@@ -10,8 +10,18 @@ cd "$(dirname "$0")/.."
 # QUASAR_GPU_PLUGIN=1: also the LAMMPS plugin, with the LAMMPS of scripts/lammps.sh in .gpu/lammps.
 plugin=()
 [ "${QUASAR_GPU_PLUGIN:-0}" = 1 ] && plugin=(-DQUASAR_LAMMPS_HEADERS="$(bash scripts/lammps.sh)/src")
-cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON "${plugin[@]}" >/dev/null
-cmake --build build-cuda -j2
+# QUASAR_GPU_TREE=build takes the executables of the default build instead (it compiles the same
+# sm_90 kernels when nvcc is found), copied into build-cuda/'s layout: no second build of everything.
+if [ "${QUASAR_GPU_TREE:-build-cuda}" = build ]; then
+  grep -q '^CMAKE_CUDA_COMPILER:' build/CMakeCache.txt || { echo "build/ has no CUDA backend"; exit 1; }
+  cmake --build build -j2
+  rm -rf build-cuda/tests build-cuda/bench && mkdir -p build-cuda/tests build-cuda/bench
+  cp build/tests/*_test build-cuda/tests/ && cp build/bench/bench_* build-cuda/bench/ && cp build/quasar build-cuda/
+  if [ "${QUASAR_GPU_PLUGIN:-0}" = 1 ]; then mkdir -p build-cuda/lammps && cp build/lammps/quasarplugin.so build-cuda/lammps/; fi
+else
+  cmake --preset cuda -DQUASAR_TESTS=ON -DQUASAR_BENCH=ON "${plugin[@]}" >/dev/null
+  cmake --build build-cuda -j2
+fi
 rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/potentials
 bins=(build-cuda/quasar build-cuda/tests/*_test build-cuda/bench/bench_*)
 strip "${bins[@]}"  # the carry to the device is limited to 64 MB
