@@ -249,13 +249,15 @@ extern "C" __global__ void __launch_bounds__(kCentreBlock, kBlocksPerSm)
 }
 )";
 
-// The force kernel, with sums per neighbour in floating point (kFixed false) or fixed point.
+// The force kernel, with sums per neighbour and into the atoms in floating point (kFixed false) or
+// fixed point.
 constexpr const char* kForcesKernel = R"(
-// The gradient of the centre's energy with respect to each neighbour's displacement, from dE/dx
-// (dedx, the centre's row) into grad[3 (c capacity + j) ..] as forces_kernel sums it.
+// The gradient of the centre's energy with respect to each neighbour's displacement from dE/dx
+// (dedx, the centre's row), summed as forces_kernel sums it, then the forces and virials (add_forces).
 template <bool kFixed>
-__device__ void forces_body(const T* staged, const int* staged_start, int capacity, const T* dedx,
-                            const double* scale, double energy_scale, double* grad, int* status) {
+__device__ void forces_body(const T* staged, const int* staged_start, const int* staged_atom, int capacity,
+                            const int* order, const T* dedx, const double* scale, double energy_scale,
+                            ForceArrays atoms, double* totals, double* atom_virial, int* status) {
   extern __shared__ double shm[];
   __shared__ int start[kMaxElements + 1];
   __shared__ T g[kFunctions];
@@ -309,15 +311,19 @@ __device__ void forces_body(const T* staged, const int* staged_start, int capaci
     add_per_run(sums, valid ? j : -1, vj);
   });
   __syncthreads();
-  double* out = grad + 3l * c * capacity;
-  for (int j = threadIdx.x; j < n; j += blockDim.x)
-    for (int m = 0; m < 3; ++m) out[3 * j + m] = sums.get(j, m);
+  const long base = static_cast<long>(c) * capacity;
+  add_forces(
+      atoms, order[c], n, [&](int j, int m) { return sums.get(j, m); }, [&](int j) { return staged_atom[base + j]; },
+      [&](int j, int q) { return static_cast<double>(d[3 * j + q]); }, totals, atom_virial,
+      device::AtomicSum<kFixed>{status});
 }
 
 extern "C" __global__ void __launch_bounds__(kCentreBlock, kBlocksPerSm)
-    nnp_generated_kernel(const T* staged, const int* staged_start, int capacity, const T* dedx, const double* scale,
-                         double energy_scale, double* grad, int* status) {
-  forces_body<kFixed>(staged, staged_start, capacity, dedx, scale, energy_scale, grad, status);
+    nnp_generated_kernel(const T* staged, const int* staged_start, const int* staged_atom, int capacity,
+                         const int* order, const T* dedx, const double* scale, double energy_scale, ForceArrays atoms,
+                         double* totals, double* atom_virial, int* status) {
+  forces_body<kFixed>(staged, staged_start, staged_atom, capacity, order, dedx, scale, energy_scale, atoms, totals,
+                      atom_virial, status);
 }
 )";
 

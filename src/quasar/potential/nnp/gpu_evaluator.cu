@@ -275,9 +275,9 @@ class Evaluator final : public GpuEvaluator::Impl {
     }
   }
 
-  // Centres per chunk of the generated kernels' staged neighbours and gradients.
+  // Centres per chunk of the generated kernels' staged neighbours.
   int generated_chunk(int capacity, int count) const {
-    const std::size_t per_centre = static_cast<std::size_t>(capacity) * (4 * sizeof(T) + sizeof(int) + 3 * sizeof(double));
+    const std::size_t per_centre = static_cast<std::size_t>(capacity) * (4 * sizeof(T) + sizeof(int));
     return static_cast<int>(std::clamp<std::size_t>(kStagedBytes / per_centre, 1, count));
   }
 
@@ -321,34 +321,32 @@ class Evaluator final : public GpuEvaluator::Impl {
     }
   }
 
-  // The forces and virials of the same centres from dE/dx (ga_) by the generated force kernel, which
-  // leaves each neighbour's gradient for add_forces_kernel. With one chunk the neighbours staged for
-  // the symmetry functions are still there.
+  // The forces and virials of the same centres from dE/dx (ga_) by the generated force kernel. With
+  // one chunk the neighbours staged for the symmetry functions are still there.
   template <class Sum>
   void generated_forces(AtomsRef a, const NeighborRef& list, const int* element_of, const int* order, int count,
                         const Element& el, double* totals, double* atom_virial, Sum add) {
     const int cap = list.capacity, nf = el.tables.count, chunk = generated_chunk(cap, count);
     const std::size_t shm =
         generated_forces_shared_bytes(el.tables.factor_count, cap, sizeof(T) == sizeof(float), Sum::fixed);
-    grow(grad_, static_cast<std::size_t>(chunk) * cap * 3);
     const GeneratedKernel kind = Sum::fixed ? GeneratedKernel::ForcesFixed : GeneratedKernel::Forces;
     if (!el.generated[static_cast<int>(kind)]) compile({kind});
     const double* scale = el.scale.data();
     double energy_scale = prepared_->energy_scale;
+    ForceArrays atoms{a.fx, a.fy, a.fz, a.n};
     int* status = add.status;
     for (int c0 = 0; c0 < count; c0 += chunk) {
       const int m = std::min(chunk, count - c0);
       if (chunk < count) stage(a, list, element_of, order + c0, m, el);
       T* staged = staged_.data();
       int* staged_start = staged_start_.data();
+      int* staged_atom = staged_atom_.data();
+      const int* centres = order + c0;
       const A* dedx = ga_.data() + static_cast<long>(c0) * nf;
-      double* grad = grad_.data();
       int capacity = cap;
-      void* args[] = {&staged, &staged_start, &capacity, &dedx, &scale, &energy_scale, &grad, &status};
+      void* args[] = {&staged,       &staged_start, &staged_atom, &capacity, &centres, &dedx,
+                      &scale,        &energy_scale, &atoms,       &totals,   &atom_virial, &status};
       launch(el.generated[static_cast<int>(kind)], m, shm, args);
-      add_forces_kernel<T><<<m, kCentreBlock>>>(a, order + c0, cap, el.tables.elements, staged, staged_start,
-                                               staged_atom_.data(), grad, totals, atom_virial, add);
-      QUASAR_LAUNCH_CHECK("nnp add_forces_kernel");
     }
   }
 
@@ -389,7 +387,6 @@ class Evaluator final : public GpuEvaluator::Impl {
   std::vector<double> atomic_numbers_;
   Array<T> staged_{Backend::Cuda};  // of the generated kernels (stage)
   Array<int> staged_start_{Backend::Cuda}, staged_atom_{Backend::Cuda};
-  Array<double> grad_{Backend::Cuda};
   FixedPointOutputs fixed_outputs_;
 };
 

@@ -4,8 +4,6 @@
 // centre (nnp_pairs.cuh): its neighbours within the cutoff staged in shared memory with their radial
 // factors, then the radial terms per neighbour and the angular terms per pair from the compacted
 // pair buffer, with the terms of symmetry_functions.hpp.
-#include <cub/block/block_reduce.cuh>
-
 #include <type_traits>
 
 #include "quasar/device/reduce.cuh"
@@ -206,56 +204,6 @@ __host__ __device__ inline std::size_t forces_shared_bytes(int capacity, int fac
          aligned16(static_cast<std::size_t>(capacity) * factors * sizeof(Fdf<T>)) +
          aligned16(static_cast<std::size_t>(functions) * sizeof(T)) +
          aligned16(NeighbourSums<T, kFixed>::bytes(capacity)) + kQueueBytes + entries;
-}
-
-// The forces and virials of centre i from the gradient of its energy with respect to each of its n
-// neighbours' displacements, gradient(j, a): the neighbour atom(j) gets -gradient, the centre the sum
-// over its neighbours, the neighbour's per-atom virial -gradient_p d_q with d = displacement(j, q),
-// the totals the virial.
-template <class Gradient, class Atom, class Displacement, class Sum>
-__device__ void add_forces(AtomsRef a, int i, int n, Gradient gradient, Atom atom_of, Displacement displacement,
-                           double* totals, double* atom_virial, Sum add) {
-  double fi[3] = {0, 0, 0}, w[9] = {};
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    const double gj[3] = {gradient(j, 0), gradient(j, 1), gradient(j, 2)};
-    const int atom = atom_of(j);
-    add(a.fx + atom, -gj[0], device::fixed_scale::kForce);
-    add(a.fy + atom, -gj[1], device::fixed_scale::kForce);
-    add(a.fz + atom, -gj[2], device::fixed_scale::kForce);
-    const double d[3] = {displacement(j, 0), displacement(j, 1), displacement(j, 2)};
-    for (int p = 0; p < 3; ++p) {
-      fi[p] += gj[p];
-      for (int q = 0; q < 3; ++q) {
-        const double v = -gj[p] * d[q];
-        w[3 * p + q] += v;
-        if (atom_virial) add(atom_virial + static_cast<long>(3 * p + q) * a.n + atom, v, device::fixed_scale::kAtomVirial);
-      }
-    }
-  }
-  using Reduce = cub::BlockReduce<double, kCentreBlock>;
-  __shared__ typename Reduce::TempStorage temp;
-  double* const own[3] = {a.fx, a.fy, a.fz};
-  for (int m = 0; m < 3; ++m) {
-    const double s = Reduce(temp).Sum(fi[m]);
-    if (threadIdx.x == 0) add(own[m] + i, s, device::fixed_scale::kForce);
-    __syncthreads();
-  }
-  device::block_sum_into<kCentreBlock, 9>(w, totals + 1, add);
-}
-
-// The forces and virials of the centres order[0..) from the gradients a generated force kernel left
-// (generated_kernels.hpp) for the neighbours stage_kernel staged.
-template <class T, class Sum>
-__global__ void __launch_bounds__(kCentreBlock)
-    add_forces_kernel(AtomsRef a, const int* order, int capacity, int elements, const T* staged,
-                      const int* staged_start, const int* staged_atom, const double* grad, double* totals,
-                      double* atom_virial, Sum add) {
-  const int c = blockIdx.x;
-  const long base = static_cast<long>(c) * capacity;
-  add_forces(
-      a, order[c], staged_start[c * (kMaxElements + 1) + elements],
-      [&](int j, int m) { return grad[3 * (base + j) + m]; }, [&](int j) { return staged_atom[base + j]; },
-      [&](int j, int q) { return static_cast<double>(staged[4 * (base + j) + q]); }, totals, atom_virial, add);
 }
 
 // Forces and virials of the centres order[0..count) from dE/dx (count x functions). The gradient of

@@ -10,6 +10,9 @@
 // `pair_reach` per pair list a * elements + b (a <= b).
 
 #include "quasar/device/fixed_point_scales.hpp"
+#ifdef __CUDACC__
+#include "quasar/device/atomic_sum.cuh"
+#endif
 
 namespace quasar::nnp {
 
@@ -18,6 +21,13 @@ constexpr int kMaxElements = 8;    // of a model on the GPU
 constexpr int kPairQueue = 64;     // pairs queued per warp (4 bytes each)
 
 enum PairFlags : unsigned char { kPairNeedsAngle = 1, kPairNarrow = 2 };
+
+// The force arrays of the atoms and their number, as the kernels compiled at run time take them
+// (AtomsRef's fields of the same names).
+struct ForceArrays {
+  double *fx, *fy, *fz;
+  int n;
+};
 
 #ifdef __CUDACC__  // the constants above are for host code too
 
@@ -183,6 +193,37 @@ __device__ void add_per_run(Sums& grad, int j, T v[3]) {
   }
   const int after = __shfl_down_sync(0xffffffffu, run, 1);
   if (j >= 0 && (lane == 31 || after != run)) grad.add(j, v[0], v[1], v[2]);
+}
+
+
+// The forces and virials of centre i from the gradient of its energy with respect to each of its n
+// neighbours' displacements, gradient(j, a): the neighbour atom(j) gets -gradient, the centre the sum
+// over its neighbours, the neighbour's per-atom virial -gradient_p d_q with d = displacement(j, q),
+// the totals the virial. `a` has the force arrays fx, fy, fz and the atom count n (AtomsRef).
+template <class Atoms, class Gradient, class Atom, class Displacement, class Sum>
+__device__ void add_forces(const Atoms& a, int i, int n, Gradient gradient, Atom atom_of, Displacement displacement,
+                           double* totals, double* atom_virial, Sum add) {
+  __shared__ double partial[kCentreBlock / 32 * 9];
+  double fi[3] = {0, 0, 0}, w[9] = {};
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const double gj[3] = {gradient(j, 0), gradient(j, 1), gradient(j, 2)};
+    const int atom = atom_of(j);
+    add(a.fx + atom, -gj[0], device::fixed_scale::kForce);
+    add(a.fy + atom, -gj[1], device::fixed_scale::kForce);
+    add(a.fz + atom, -gj[2], device::fixed_scale::kForce);
+    const double d[3] = {displacement(j, 0), displacement(j, 1), displacement(j, 2)};
+    for (int p = 0; p < 3; ++p) {
+      fi[p] += gj[p];
+      for (int q = 0; q < 3; ++q) {
+        const double v = -gj[p] * d[q];
+        w[3 * p + q] += v;
+        if (atom_virial) add(atom_virial + static_cast<long>(3 * p + q) * a.n + atom, v, device::fixed_scale::kAtomVirial);
+      }
+    }
+  }
+  double* const own[3] = {a.fx, a.fy, a.fz};
+  device::block_sum<kCentreBlock>(fi, partial, [&](int m, double s) { add(own[m] + i, s, device::fixed_scale::kForce); });
+  device::block_sum<kCentreBlock>(w, partial, [&](int k, double s) { add(totals + 1 + k, s, device::fixed_scale::kTotal); });
 }
 
 #endif  // __CUDACC__
