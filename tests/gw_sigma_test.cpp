@@ -4,6 +4,7 @@
 // densities by FFT; the sigma.inp reader; the command end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -166,6 +167,81 @@ TEST(GwSigma, CohsexAndHartreeFockMatchSiTest) {
   const Deviation cohsex = run_and_compare("sig_COHSEX.inp", "sig_COHSEX.out", {"k1 Exchange", "k2 Exchange"});
   std::printf("HF: largest deviation %.2e; COHSEX: %.2e (exchange), %.2e (the rest)\n", hf.exact, cohsex.exact, cohsex.other);
   EXPECT_LE(cohsex.other, 4e-3);
+}
+
+// eps^-1 at every q of the grid by rotation of the irreducible L and X points (Si.test's epsilon.inp
+// holds only those, and BerkeleyGW's Sigma rotates them): for each space-group operation x -> R x + t
+// with P q_irr = q + G0 (P = R^-T), eps^-1_q(G, G') = exp(-2 pi i (G - G').t) eps^-1_irr(R^T(G - G0),
+// R^T(G' - G0)). Against Epsilon computed directly at q: equal to rounding for all 48 operations
+// (6.7e-16 measured), while dropping the translations (36 of them are half lattice vectors) moves
+// elements by 0.26: the rotated matrices are not what puts SX-X and CH off Si.test.
+TEST(GwSigma, RotatedEpsilonEqualsDirect) {
+  if (!have_reference()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
+  const SiMeanFields& m = si();
+  const std::vector<gw::CrystalOperation> ops = gw::crystal_operations(gw::read_epm_input(ref("WFN_co.in")));
+  ASSERT_EQ(ops.size(), 48u);
+  int translated = 0;
+  for (const auto& o : ops) translated += o.translation != gw::Vec{0, 0, 0};
+  EXPECT_EQ(translated, 36);
+  auto integer = [](double x, int& n) { n = static_cast<int>(std::lround(x)); return std::abs(x - n) < 1e-9; };
+  auto find_q = [&](const gw::Vec3d& want) -> const gw::EpsilonOfQ* {
+    for (const auto& e : m.eps.q) {
+      int n = 0;
+      if (!e.q0 && integer(e.q[0] - want[0], n) && integer(e.q[1] - want[1], n) && integer(e.q[2] - want[2], n)) return &e;
+    }
+    return nullptr;
+  };
+  const std::vector<const gw::EpsilonOfQ*> irreducible = {find_q({0, 0, 0.5}), find_q({0, 0.5, 0.5})};
+  ASSERT_TRUE(irreducible[0] && irreducible[1]);
+  test::MaxError with("eps^-1 rotated with the translations - direct");
+  double without = 0;
+  int rotations = 0;
+  for (const auto& e : m.eps.q) {
+    if (e.q0) continue;
+    for (const gw::EpsilonOfQ* irr : irreducible)
+      for (const gw::CrystalOperation& op : ops) {
+        const auto& r = op.rotation;
+        // P q_irr = R^-T q_irr: the x with R^T x = q_irr (R^T x by rows of R's columns), found by the
+        // inverse's transpose; with det R = +-1 the adjugate is the inverse.
+        const double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
+                           r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+        std::array<std::array<double, 3>, 3> inv{};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            const int a = (j + 1) % 3, b = (j + 2) % 3, c = (i + 1) % 3, d = (i + 2) % 3;
+            inv[i][j] = (r[a][c] * r[b][d] - r[a][d] * r[b][c]) / det;
+          }
+        gw::GVector g0{};
+        bool maps = true;
+        for (int i = 0; i < 3; ++i)
+          maps = maps && integer(inv[0][i] * irr->q[0] + inv[1][i] * irr->q[1] + inv[2][i] * irr->q[2] - e.q[i], g0[i]);
+        if (!maps) continue;
+        ++rotations;
+        const std::size_t n = e.size();
+        std::vector<std::size_t> from(n);
+        std::vector<double> phase(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const gw::GVector& g = e.gvectors[i];
+          const gw::GVector d{g[0] - g0[0], g[1] - g0[1], g[2] - g0[2]};
+          gw::GVector s{};
+          for (int a = 0; a < 3; ++a) s[a] = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];
+          const auto at = std::find(irr->gvectors.begin(), irr->gvectors.end(), s);
+          ASSERT_NE(at, irr->gvectors.end()) << "G-vector outside the irreducible point's sphere";
+          from[i] = static_cast<std::size_t>(at - irr->gvectors.begin());
+          phase[i] = g[0] * op.translation[0] + g[1] * op.translation[1] + g[2] * op.translation[2];
+        }
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j) {
+            const std::complex<double> x = irr->at(irr->epsilon_inverse, from[i], from[j]);
+            const std::complex<double> direct = e.at(e.epsilon_inverse, i, j);
+            with.add(std::abs(std::polar(1.0, -2 * std::numbers::pi * (phase[i] - phase[j])) * x - direct), 0.0);
+            without = std::max(without, std::abs(x - direct));
+          }
+      }
+  }
+  EXPECT_EQ(rotations, 4 * 12 + 3 * 16);  // each L point by 12 operations, each X point by 16
+  EXPECT_TRUE(with.within(1e-13));
+  EXPECT_GT(without, 0.1);
 }
 
 // The plasmon-pole parameters' f-sum rule: Omega^2_00(q -> 0) is the valence electrons' plasma

@@ -1,21 +1,15 @@
 // BerkeleyGW's epsilon.inp: keyword lines and the q-point block, read in one pass.
 #include "quasar/gw/epsilon_input.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <map>
 
 #include "quasar/core/error.hpp"
-#include "quasar/io/text.hpp"
+#include "quasar/gw/keyword_lines.hpp"
 
 namespace quasar::gw {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Keywords of BerkeleyGW's Epsilon that select what this implementation does not provide: refused
 // with that reason rather than as unknown.
@@ -41,28 +35,14 @@ constexpr const char* kValid = "epsilon_cutoff, number_bands, frequency_dependen
 }  // namespace
 
 EpsilonInput read_epsilon_input(const std::string& path) {
-  io::LineReader in(path);
+  KeywordLines in(path);
   EpsilonInput out;
   out.path = path;
-  std::map<std::string, long> seen;
-  std::string text;
+  std::vector<std::string> words;
+  std::string key;
   bool in_block = false, block_done = false;
-  auto number = [&](const std::string& key, const std::string& w) {
-    double v = 0;
-    if (!io::parse_finite(w, v)) in.fail("'" + key + "': '" + w + "' is not a finite number");
-    return v;
-  };
-  auto one_value = [&](const std::string& key, const std::vector<std::string>& words) -> const std::string& {
-    if (words.size() != 2)
-      in.fail("'" + key + "': expected 1 value, found " + std::to_string(words.size() - 1));
-    return words[1];
-  };
-  while (in.next(text)) {
-    std::string line = io::strip_comment(text);
-    if (const auto bang = line.find('!'); bang != std::string::npos) line.erase(bang);
-    const std::vector<std::string> words = io::split_words(line);
-    if (words.empty()) continue;
-    const std::string key = lower(words[0]);
+  auto number = [&](const std::string& k, const std::string& w) { return in.number(k, w); };
+  while (in.next(words, key)) {
     if (in_block) {
       if (key == "end") {
         if (words.size() != 1) in.fail("'end' takes no value");
@@ -91,18 +71,14 @@ EpsilonInput read_epsilon_input(const std::string& path) {
       continue;
     }
     if (key == "begin") {
-      if (words.size() != 2 || lower(words[1]) != "qpoints") in.fail("'begin' is followed by 'qpoints' alone");
+      if (words.size() != 2 || lower_case(words[1]) != "qpoints") in.fail("'begin' is followed by 'qpoints' alone");
       if (block_done) in.fail("a second 'begin qpoints' block");
       in_block = true;
       continue;
     }
-    if (const auto u = unsupported().find(key); u != unsupported().end())
-      in.fail("keyword '" + words[0] + "' is not supported: " + u->second);
-    if (key != "epsilon_cutoff" && key != "number_bands" && key != "frequency_dependence")
-      in.fail("unknown keyword '" + words[0] + "' (valid: " + kValid + ")");
-    if (seen.count(key)) in.fail("keyword '" + words[0] + "' given twice (first on line " + std::to_string(seen[key]) + ")");
-    seen[key] = in.line_number();
-    const std::string& w = one_value(words[0], words);
+    in.accept_keyword(words, key, unsupported(), {"epsilon_cutoff", "number_bands", "frequency_dependence"}, kValid);
+    in.expect_values(words[0], words, 1);
+    const std::string& w = words[1];
     if (key == "epsilon_cutoff") {
       out.cutoff_ry = number(words[0], w);
       if (!(out.cutoff_ry > 0) || out.cutoff_ry > 1e5) in.fail("'epsilon_cutoff': must be in (0, 1e5] Ry");
@@ -116,8 +92,8 @@ EpsilonInput read_epsilon_input(const std::string& path) {
     }
   }
   if (in_block) throw InputError(path, in.line_number(), "'begin qpoints' without its 'end'");
-  if (!seen.count("epsilon_cutoff")) throw InputError(path, 0, "keyword 'epsilon_cutoff' is missing");
-  if (!seen.count("number_bands")) throw InputError(path, 0, "keyword 'number_bands' is missing");
+  if (!in.seen("epsilon_cutoff")) throw InputError(path, 0, "keyword 'epsilon_cutoff' is missing");
+  if (!in.seen("number_bands")) throw InputError(path, 0, "keyword 'number_bands' is missing");
   if (out.qpoints.empty()) throw InputError(path, 0, "no q-points: give a 'begin qpoints ... end' block");
   int q0 = 0;
   for (const EpsilonQPoint& q : out.qpoints) q0 += q.q0;

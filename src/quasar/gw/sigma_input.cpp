@@ -1,21 +1,15 @@
 // BerkeleyGW's sigma.inp: keyword lines and the kpoints, offdiag and qpoints blocks, read in one pass.
 #include "quasar/gw/sigma_input.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <map>
 
 #include "quasar/core/error.hpp"
-#include "quasar/io/text.hpp"
+#include "quasar/gw/keyword_lines.hpp"
 
 namespace quasar::gw {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Keywords of BerkeleyGW's Sigma that select what this implementation does not provide.
 const std::map<std::string, std::string>& unsupported() {
@@ -47,6 +41,12 @@ const std::map<std::string, std::string>& unsupported() {
   return m;
 }
 
+const std::vector<std::string> kKnown = {
+    "number_bands", "band_index_min", "band_index_max", "frequency_dependence", "exact_static_ch",
+    "screening_semiconductor", "dont_use_vxcdat", "no_symmetries_q_grid", "use_symmetries_q_grid", "qgrid",
+    "number_offdiag", "invalid_gpp_mode", "bare_coulomb_cutoff", "finite_difference_spacing",
+    "no_symmetries_offdiagonals"};
+
 constexpr const char* kValid =
     "number_bands, band_index_min, band_index_max, frequency_dependence, exact_static_ch, screening_semiconductor, "
     "dont_use_vxcdat, no_symmetries_q_grid, use_symmetries_q_grid, no_symmetries_offdiagonals, qgrid, number_offdiag, invalid_gpp_mode, "
@@ -55,38 +55,19 @@ constexpr const char* kValid =
 }  // namespace
 
 SigmaInput read_sigma_input(const std::string& path) {
-  io::LineReader in(path);
+  KeywordLines in(path);
   SigmaInput out;
   out.path = path;
   SigmaSettings& s = out.settings;
   s.band_min = s.band_max = 0;
-  std::map<std::string, long> seen;
-  std::string text, block;
+  std::vector<std::string> words;
+  std::string key, block;
   std::map<std::string, bool> block_done;
   int number_offdiag = -1;
-  auto number = [&](const std::string& key, const std::string& w) {
-    double v = 0;
-    if (!io::parse_finite(w, v)) in.fail("'" + key + "': '" + w + "' is not a finite number");
-    return v;
-  };
-  auto integer = [&](const std::string& key, const std::string& w, double lo, double hi) {
-    const double v = number(key, w);
-    if (v != std::floor(v) || w.find_first_of(".eE") != std::string::npos || v < lo || v > hi)
-      in.fail("'" + key + "': '" + w + "' is not an integer in [" + std::to_string(static_cast<long>(lo)) + ", " +
-              std::to_string(static_cast<long>(hi)) + "]");
-    return static_cast<int>(v);
-  };
-  auto values = [&](const std::string& key, const std::vector<std::string>& words, std::size_t n) {
-    if (words.size() != n + 1)
-      in.fail("'" + key + "': expected " + std::to_string(n) + " value" + (n == 1 ? "" : "s") + ", found " +
-              std::to_string(words.size() - 1));
-  };
-  while (in.next(text)) {
-    std::string line = io::strip_comment(text);
-    if (const auto bang = line.find('!'); bang != std::string::npos) line.erase(bang);
-    const std::vector<std::string> words = io::split_words(line);
-    if (words.empty()) continue;
-    const std::string key = lower(words[0]);
+  auto number = [&](const std::string& k, const std::string& w) { return in.number(k, w); };
+  auto integer = [&](const std::string& k, const std::string& w, double lo, double hi) { return in.integer(k, w, lo, hi); };
+  auto values = [&](const std::string& k, const std::vector<std::string>& ws, std::size_t n) { in.expect_values(k, ws, n); };
+  while (in.next(words, key)) {
     if (!block.empty()) {
       if (key == "end") {
         if (words.size() != 1) in.fail("'end' takes no value");
@@ -125,30 +106,20 @@ SigmaInput read_sigma_input(const std::string& path) {
       continue;
     }
     if (key == "begin") {
-      const std::string what = words.size() == 2 ? lower(words[1]) : "";
+      const std::string what = words.size() == 2 ? lower_case(words[1]) : "";
       if (what != "kpoints" && what != "offdiag" && what != "qpoints") in.fail("'begin' is followed by kpoints, offdiag or qpoints");
       if (block_done[what]) in.fail("a second 'begin " + what + "' block");
       block = what;
       continue;
     }
-    if (const auto u = unsupported().find(key); u != unsupported().end())
-      in.fail("keyword '" + words[0] + "' is not supported: " + u->second);
-    static const char* known[] = {"number_bands", "band_index_min", "band_index_max", "frequency_dependence", "exact_static_ch",
-                                  "screening_semiconductor", "dont_use_vxcdat", "no_symmetries_q_grid", "use_symmetries_q_grid",
-                                  "qgrid", "number_offdiag", "invalid_gpp_mode", "bare_coulomb_cutoff",
-                                  "finite_difference_spacing", "no_symmetries_offdiagonals"};
-    bool is_known = false;
-    for (const char* k : known) is_known = is_known || key == k;
-    if (!is_known) in.fail("unknown keyword '" + words[0] + "' (valid: " + kValid + ")");
-    if (seen.count(key)) in.fail("keyword '" + words[0] + "' given twice (first on line " + std::to_string(seen[key]) + ")");
-    seen[key] = in.line_number();
+    in.accept_keyword(words, key, unsupported(), kKnown, kValid);
     if (key == "screening_semiconductor" || key == "dont_use_vxcdat" || key == "no_symmetries_q_grid" ||
         key == "use_symmetries_q_grid" || key == "no_symmetries_offdiagonals") {
       values(words[0], words, 0);
       if (key == "no_symmetries_offdiagonals") s.offdiagonal_symmetry = false;
       if (key == "no_symmetries_q_grid") out.symmetric_q_grid = false;
       if (key == "use_symmetries_q_grid") out.symmetric_q_grid = true;
-      if (seen.count("no_symmetries_q_grid") && seen.count("use_symmetries_q_grid"))
+      if (in.seen("no_symmetries_q_grid") && in.seen("use_symmetries_q_grid"))
         in.fail("'no_symmetries_q_grid' and 'use_symmetries_q_grid' contradict each other");
     } else if (key == "qgrid") {
       values(words[0], words, 3);
@@ -180,16 +151,16 @@ SigmaInput read_sigma_input(const std::string& path) {
   }
   if (!block.empty()) throw InputError(path, in.line_number(), "'begin " + block + "' without its 'end'");
   if (s.kpoints.empty()) throw InputError(path, 0, "no k-points: give a 'begin kpoints ... end' block");
-  if (!seen.count("band_index_min") || !seen.count("band_index_max"))
+  if (!in.seen("band_index_min") || !in.seen("band_index_max"))
     throw InputError(path, 0, "keywords 'band_index_min' and 'band_index_max' are required");
-  if (s.band_max < s.band_min) throw InputError(path, seen["band_index_max"], "'band_index_max' is below 'band_index_min'");
-  if (s.model != SigmaModel::HartreeFock && !seen.count("number_bands"))
+  if (s.band_max < s.band_min) throw InputError(path, in.seen_line("band_index_max"), "'band_index_max' is below 'band_index_min'");
+  if (s.model != SigmaModel::HartreeFock && !in.seen("number_bands"))
     throw InputError(path, 0, "keyword 'number_bands' is missing");
   if (s.model == SigmaModel::HartreeFock && out.qpoints.empty())
     throw InputError(path, 0, "Hartree-Fock needs a 'begin qpoints ... end' block (BerkeleyGW's rule)");
-  if (s.model == SigmaModel::HartreeFock && !seen.count("qgrid")) throw InputError(path, 0, "Hartree-Fock needs 'qgrid'");
+  if (s.model == SigmaModel::HartreeFock && !in.seen("qgrid")) throw InputError(path, 0, "Hartree-Fock needs 'qgrid'");
   if (number_offdiag >= 0 && static_cast<std::size_t>(number_offdiag) > s.offdiagonal.size())
-    throw InputError(path, seen["number_offdiag"], "'number_offdiag' " + std::to_string(number_offdiag) +
+    throw InputError(path, in.seen_line("number_offdiag"), "'number_offdiag' " + std::to_string(number_offdiag) +
                                                        " exceeds the offdiag block's " + std::to_string(s.offdiagonal.size()) + " lines");
   if (number_offdiag >= 0) s.offdiagonal.resize(static_cast<std::size_t>(number_offdiag));
   else if (!s.offdiagonal.empty()) throw InputError(path, 0, "an offdiag block needs 'number_offdiag'");
@@ -198,7 +169,7 @@ SigmaInput read_sigma_input(const std::string& path) {
       if (b < s.band_min || b > s.band_max)
         throw InputError(path, 0, "'offdiag': band " + std::to_string(b) + " is outside band_index_min..band_index_max");
   // The static remainder (GPP) and the exact static CH (COHSEX): BerkeleyGW's defaults.
-  if (!seen.count("exact_static_ch")) s.exact_static_ch = s.model == SigmaModel::Cohsex;
+  if (!in.seen("exact_static_ch")) s.exact_static_ch = s.model == SigmaModel::Cohsex;
   s.symmetric_q_grid = out.symmetric_q_grid;
   return out;
 }

@@ -47,6 +47,12 @@ bool maps_atoms(const EpmInput& in, const IntMatrix3& r, const Vec& t) {
 }  // namespace
 
 std::vector<IntMatrix3> crystal_rotations(const EpmInput& in) {
+  std::vector<IntMatrix3> out;
+  for (const CrystalOperation& op : crystal_operations(in)) out.push_back(op.rotation);
+  return out;
+}
+
+std::vector<CrystalOperation> crystal_operations(const EpmInput& in) {
   // The metric a_i . a_j, scaled to order 1 so that one tolerance fits every cell.
   std::array<std::array<double, 3>, 3> g{};
   double scale = 0;
@@ -56,7 +62,7 @@ std::vector<IntMatrix3> crystal_rotations(const EpmInput& in) {
       scale = std::max(scale, std::abs(g[i][j]));
     }
   if (!(scale > 0)) throw InputError(in.path, 0, "the lattice vectors have no length");
-  std::vector<IntMatrix3> out;
+  std::vector<CrystalOperation> out;
   for (int code = 0; code < 19683; ++code) {  // 3^9 matrices with entries -1, 0, 1
     IntMatrix3 r{};
     int c = code;
@@ -74,15 +80,21 @@ std::vector<IntMatrix3> crystal_rotations(const EpmInput& in) {
     if (!keeps) continue;
     // A translation that takes the first atom onto one of its species, checked on all atoms.
     bool symmetric = in.atoms.empty();
+    Vec t{};
     if (!symmetric) {
       const EpmAtom& first = in.atoms[0];
       const Vec y = apply(r, first.position);
-      for (const EpmAtom& b : in.atoms)
-        if (!symmetric && b.species == first.species &&
-            maps_atoms(in, r, {b.position[0] - y[0], b.position[1] - y[1], b.position[2] - y[2]}))
-          symmetric = true;
+      for (const EpmAtom& b : in.atoms) {
+        const Vec candidate{b.position[0] - y[0], b.position[1] - y[1], b.position[2] - y[2]};
+        if (!symmetric && b.species == first.species && maps_atoms(in, r, candidate)) symmetric = true, t = candidate;
+      }
     }
-    if (symmetric) out.push_back(r);
+    // The translation modulo lattice vectors, in [0, 1) (a component within 1e-6 of 1 becomes 0).
+    for (double& c : t) {
+      c -= std::floor(c);
+      if (c > 1 - kTolerance) c = 0;
+    }
+    if (symmetric) out.push_back({r, t});
   }
   return out;
 }

@@ -16,6 +16,17 @@ using IntMatrix3 = std::array<std::array<int, 3>, 3>;
 // primitive cells of the cubic and hexagonal lattices).
 std::vector<IntMatrix3> crystal_rotations(const EpmInput& input);
 
+// A space-group operation x -> R x + t (fractional coordinates) that maps the crystal onto itself.
+// Under it eps^-1 at P q (P = R^-T, reciprocal coordinates) is eps^-1 at q with G -> P G and the
+// phase exp(-2 pi i (P G - P G').t) (Si's diamond lattice: t = 0 or half a lattice vector for
+// 36 of its 48 operations, so that phase is +-1).
+struct CrystalOperation {
+  IntMatrix3 rotation{};
+  Vec translation{};  // each component in [0, 1)
+};
+// The rotations of crystal_rotations, in its order, each with a translation that makes it a symmetry.
+std::vector<CrystalOperation> crystal_operations(const EpmInput& input);
+
 // The images R^T k (reciprocal-lattice coordinates) of the input's k-points under the rotations
 // (and -k: time reversal), without duplicates modulo reciprocal-lattice vectors (1e-6), the images
 // of each input point in a row. With `fixed`, only the rotations that keep that vector are used and
