@@ -62,8 +62,8 @@ TEST(Registry, BuiltInFamiliesAndTheirCapabilities) {
   EXPECT_EQ(r.find("morse"), nullptr);
   if (!QUASAR_WITH_PAIR || !QUASAR_WITH_BONDED || !QUASAR_WITH_DP) GTEST_SKIP() << "this build leaves out families";
   for (const PotentialFamily& f : r.families()) {
-    // The analytic reference surfaces and AMOEBA (so far) are CPU-only.
-    EXPECT_EQ(f.capabilities.gpu, f.name != "analytic-surface" && f.name != "amoeba") << f.name;
+    // The analytic reference surfaces are CPU-only.
+    EXPECT_EQ(f.capabilities.gpu, f.name != "analytic-surface") << f.name;
     EXPECT_TRUE(f.capabilities.per_atom) << f.name;
     EXPECT_TRUE(f.capabilities.supports(Precision::Double)) << f.name;
     EXPECT_FALSE(f.description.empty()) << f.name;

@@ -173,8 +173,8 @@ def test_families_and_models_of_every_family(tmp_path):
     assert fam["nnp"]["precisions"] == ["double", "mixed32"] and fam["nnp"]["training"]
     assert fam["deepmd"]["precisions"] == ["double", "mixed32", "mixed16"] and fam["deepmd"]["training"]
     assert fam["eam"]["model_files"] == [".eam", ".eam.alloy", ".setfl"] and fam["eam"]["precisions"] == ["double"]
-    # The analytic reference surfaces and AMOEBA (so far) have no GPU kernel.
-    assert all((f["gpu"] or n in ("analytic-surface", "amoeba")) and f["per_atom"] and f["description"]
+    # The analytic reference surfaces have no GPU kernel.
+    assert all((f["gpu"] or n == "analytic-surface") and f["per_atom"] and f["description"]
                for n, f in fam.items())
     # Bonded terms (AMOEBA's too) need the system's topology, which a LAMMPS pair style does not hand
     # over; a Shepard or analytic surface is one whole molecule.

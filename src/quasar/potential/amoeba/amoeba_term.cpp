@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
@@ -15,6 +16,52 @@ namespace {
 std::string short_name(Term t) {
   std::string k = term_keyword(t);
   return k.substr(0, k.size() - 4);  // "bondterm" -> "bond"
+}
+
+// Host copies of atoms on the CUDA backend for the terms that run on the CPU: positions, forces and
+// the index map, with a view of them (the device view's cell and sizes).
+struct HostAtoms {
+  std::vector<double> x, y, z, fx, fy, fz;
+  std::vector<int> index_of;
+  AtomsRef ref;
+  explicit HostAtoms(const AtomsRef& a) : ref(a) {
+    const std::size_t n = static_cast<std::size_t>(a.n), bytes = n * sizeof(double);
+    for (auto* v : {&x, &y, &z, &fx, &fy, &fz}) v->resize(n);
+    index_of.resize(n);
+    device::copy_to_host(x.data(), a.x, bytes);
+    device::copy_to_host(y.data(), a.y, bytes);
+    device::copy_to_host(z.data(), a.z, bytes);
+    device::copy_to_host(index_of.data(), a.index_of, n * sizeof(int));
+    ref.x = x.data(), ref.y = y.data(), ref.z = z.data();
+    ref.fx = fx.data(), ref.fy = fy.data(), ref.fz = fz.data();
+    ref.index_of = index_of.data();
+  }
+};
+
+// add_result into outputs on the device: their host copies take the result as on the CPU and go back.
+void add_result_on_device(const ElectrostaticResult& r, const AtomsRef& device_atoms, HostAtoms& host,
+                          const ComputeRequest& req, ForceOutput& out) {
+  const std::size_t n = static_cast<std::size_t>(device_atoms.n), bytes = n * sizeof(double);
+  device::copy_to_host(host.fx.data(), device_atoms.fx, bytes);
+  device::copy_to_host(host.fy.data(), device_atoms.fy, bytes);
+  device::copy_to_host(host.fz.data(), device_atoms.fz, bytes);
+  ForceOutput h(Backend::Cpu);
+  device::copy_to_host(h.term_totals(), out.term_totals(), ForceOutput::kTotals * sizeof(double));
+  if (req.per_atom) {
+    h.atom_energy.resize(n);
+    h.atom_virial.resize(9 * n);
+    out.atom_energy.download(h.atom_energy.data(), n);
+    out.atom_virial.download(h.atom_virial.data(), 9 * n);
+  }
+  add_result(r, host.ref, req, h);
+  device::copy_to_device(device_atoms.fx, host.fx.data(), bytes);
+  device::copy_to_device(device_atoms.fy, host.fy.data(), bytes);
+  device::copy_to_device(device_atoms.fz, host.fz.data(), bytes);
+  device::copy_to_device(out.term_totals(), h.term_totals(), ForceOutput::kTotals * sizeof(double));
+  if (req.per_atom) {
+    out.atom_energy.upload(h.atom_energy.data(), n);
+    out.atom_virial.upload(h.atom_virial.data(), 9 * n);
+  }
 }
 }  // namespace
 
@@ -48,6 +95,8 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
     neighbours[static_cast<std::size_t>(e[1])].push_back(e[0]);
   }
   vdw_pairs_ = -1;
+  vdw_pairs_on_device_ = false;
+  valence_gpu_.ready = vdw_gpu_.ready = false;
   if (term_ == Term::Vdw) vdw_ = vdw_system(p, types, neighbours);
   else if (term_ == Term::Multipole || term_ == Term::Polarization) electrostatics_ = electrostatic_system(p, types, neighbours);
   else entries_ = valence_entries(p, types, neighbours);
@@ -57,6 +106,11 @@ void AmoebaTerm::bind(const SystemSetup& setup) {
 
 long AmoebaTerm::entries() const {
   const bool pairwise = term_ == Term::Vdw || term_ == Term::Multipole || term_ == Term::Polarization;
+  if (pairwise && vdw_pairs_on_device_) {
+    double pairs = 0;
+    vdw_gpu_.pairs.download(&pairs, 1);
+    return static_cast<long>(pairs);
+  }
   return pairwise ? vdw_pairs_ : static_cast<long>(valence_entries_count());
 }
 
@@ -81,8 +135,7 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
   if (static_cast<std::size_t>(atoms.size()) != atoms_)
     throw Error("amoeba " + name() + ": bound to a system of " + std::to_string(atoms_) + " atoms, given " +
                 std::to_string(atoms.size()));
-  if (atoms.backend() != Backend::Cpu)
-    throw Error("amoeba " + name() + ": runs on the CPU only so far (use --device cpu)");
+  const bool gpu = atoms.backend() == Backend::Cuda;
   // A structure without a cell takes the key's, as Tinker does.
   AtomsRef a = atoms.ref();
   const bool periodic = a.box.periodic[0] || a.box.periodic[1] || a.box.periodic[2];
@@ -117,7 +170,9 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
       if (e.ewald) throw InputError(parameters_->key_path, 0, "'ewald' needs a periodic cell (" + what + ")");
       if (e.cutoff > 0) geometry.cutoff = e.cutoff;
     }
-    const std::vector<Vec3> r = input_positions(a);
+    std::optional<HostAtoms> host;  // on the GPU: the CPU computes on a host copy
+    if (gpu) host.emplace(a);
+    const std::vector<Vec3> r = input_positions(gpu ? host->ref : a);
     // In a cell, the pairs within the cutoffs (the real-space one, and the solver preconditioner's)
     // from the cell lists: every pair loop is then O(N).
     PairCandidates candidates;
@@ -134,9 +189,27 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
       res = polarization_energy(e, geometry, r, induced_, req.per_atom);
     }
     vdw_pairs_ = res.pairs;
-    add_result(res, a, req, out);
-  } else if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
-  else add_valence_term(term_, entries_, parameters_->header, a, req, out);
+    vdw_pairs_on_device_ = false;
+    if (gpu) add_result_on_device(res, a, *host, req, out);
+    else add_result(res, a, req, out);
+  } else if (!gpu) {
+    if (term_ == Term::Vdw) vdw_pairs_ = add_vdw(vdw_, a, req, out);
+    else add_valence_term(term_, entries_, parameters_->header, a, req, out);
+  } else {
+#ifdef QUASAR_HAVE_CUDA
+    if (term_ == Term::Vdw) {
+      if (a.system) throw Error("amoeba vdw: computes one system at a time on the GPU, not a batch");
+      if (!vdw_gpu_.ready) prepare_vdw_gpu(vdw_gpu_, vdw_);
+      vdw_compute_cuda(vdw_gpu_, vdw_, a, req, out);
+      vdw_pairs_on_device_ = true;
+    } else {
+      if (!valence_gpu_.ready) prepare_valence_gpu(valence_gpu_, term_, entries_, parameters_->header, atoms_);
+      valence_compute_cuda(valence_gpu_, a, req, out);
+    }
+#else
+    throw_no_cuda("amoeba on the GPU");
+#endif
+  }
 }
 
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {

@@ -2,18 +2,22 @@
 // AMOEBA from Tinker's files as a force field: one term per energy term of Tinker's analyze (bond,
 // angle, ...), all sharing the parameters read from the .key and its .prm. A term binds to a
 // system whose type names are Tinker atom types ("231") and whose bonds are its connectivity
-// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). So far the valence terms,
-// van der Waals (vdw_term.hpp), permanent multipoles (multipole_term.hpp) and polarization
-// (polarization_term.hpp), on the CPU in double; the electrostatic terms in the gas phase, in a cell
-// with a cutoff or with particle-mesh Ewald (pair_geometry.hpp); a force field whose key leaves other
-// terms on is refused by name.
+// (io/tinker_xyz.hpp), and finds its entries there (valence_setup.hpp). The valence terms, van der
+// Waals (vdw_term.hpp), permanent multipoles (multipole_term.hpp) and polarization
+// (polarization_term.hpp), in double; the electrostatic terms in the gas phase, in a cell with a
+// cutoff or with particle-mesh Ewald (pair_geometry.hpp); a force field whose key leaves other terms
+// on is refused by name. With atoms on the CUDA backend the valence terms and van der Waals run as
+// kernels (valence_gpu.hpp, vdw_gpu.hpp); multipoles and polarization run on the CPU on a host copy
+// of the positions, their forces, energy and virial added back into the device's outputs.
 #include <memory>
 #include <string>
 
 #include "quasar/potential/amoeba/multipole_setup.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
 #include "quasar/potential/amoeba/polarization_term.hpp"
+#include "quasar/potential/amoeba/valence_gpu.hpp"
 #include "quasar/potential/amoeba/valence_setup.hpp"
+#include "quasar/potential/amoeba/vdw_gpu.hpp"
 #include "quasar/potential/amoeba/vdw_term.hpp"
 #include "quasar/potential/force_field.hpp"
 
@@ -52,6 +56,11 @@ class AmoebaTerm : public Potential {
   ElectrostaticSystem electrostatics_;
   InducedDipoles induced_;
   long vdw_pairs_ = -1;
+  // The CUDA path: the entries and vdW data on the device (copied at the first GPU evaluation after
+  // a bind); the vdW pair count of a GPU evaluation stays on the device until entries() reads it.
+  ValenceGpu valence_gpu_;
+  VdwGpu vdw_gpu_;
+  bool vdw_pairs_on_device_ = false;
 };
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose

@@ -64,7 +64,8 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
 void register_family(PotentialRegistry& registry) {
   PotentialFamily f;
   f.name = "amoeba";
-  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): every term of AMOEBA (valence and cross terms, vdW with its long-range correction, multipoles and polarization in the gas phase, with a cutoff or PME), CPU";
+  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): every term of AMOEBA (valence and cross terms, vdW with its long-range correction, multipoles and polarization in the gas phase, with a cutoff or PME); on the GPU the valence terms and vdW as kernels, the electrostatics on the CPU from a host copy";
+  f.capabilities.gpu = true;
   f.capabilities.per_atom = true;
   f.from_config = from_config;
   f.model_extensions = {".key"};

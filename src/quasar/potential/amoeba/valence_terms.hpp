@@ -1,7 +1,8 @@
 #pragma once
 // The CPU reference of AMOEBA's valence terms, in double: Tinker's functional forms (kcal/mol,
 // lengths in Å, angles in degrees), each written once as its energy on forward-mode duals
-// (dual.hpp), which give its exact gradient; forces and virials in the engine's units (eV, Å).
+// (valence_forms.hpp, which the CUDA kernels of valence_gpu.hpp share), which give its exact
+// gradient; forces and virials in the engine's units (eV, Å).
 #include "quasar/core/atoms.hpp"
 #include "quasar/potential/amoeba/valence_setup.hpp"
 #include "quasar/potential/force_output.hpp"
@@ -17,5 +18,8 @@ void add_valence_term(Term term, const ValenceEntries& entries, const ForceField
 
 // Whether this reference computes the term.
 bool is_valence_term(Term term);
+
+// Whether an angle entry is in-plane (four atoms: InPlaneAngleForm), else three (AngleForm).
+bool is_in_plane(const AngleEntry& e);
 
 }  // namespace quasar::amoeba

@@ -7,12 +7,13 @@
 #include "quasar/core/units.hpp"
 #include "quasar/io/text.hpp"
 #include "quasar/potential/amoeba/pair_list.hpp"
+#include "quasar/potential/amoeba/vdw_forms.hpp"
 
 namespace quasar::amoeba {
 
 namespace {
 
-constexpr double kDelta = 0.07, kGamma = 0.12;  // Halgren's buffering constants
+constexpr double kDelta = kVdwDelta, kGamma = kVdwGamma;
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -172,25 +173,15 @@ long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
     const int i = a.index_of[input];
     return Vec3{a.x[i], a.y[i], a.z[i]};
   };
-  auto nearest = [&](Vec3 d) {
-    if (!periodic) return d;
-    const Vec3 s = d * cell.hinv;
-    int m[3] = {0, 0, 0};
-    for (int c = 0; c < 3; ++c)
-      if (cell.periodic[c]) m[c] = static_cast<int>(std::rint(s[c]));
-    return d - cell.shift(m[0], m[1], m[2]);
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec3 r = position(static_cast<int>(i));
-    // A reduced site lies on the bond to the parent, at the parent's nearest image.
-    site[i] = v.reduction[i] == 0 ? r : r - nearest(r - position(v.parent[i])) * (1 - v.reduction[i]);
-  }
+  auto nearest = [&](Vec3 d) { return vdw_nearest(cell, periodic, d); };
+  for (std::size_t i = 0; i < n; ++i)
+    site[i] = vdw_site(cell, periodic, position(static_cast<int>(i)), position(v.parent[i]), v.reduction[i]);
   std::vector<Vec3> grad(n);
   std::vector<double> scale(n, 1.0);
   double energy = 0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   long pairs = 0;
   std::vector<double> pair_energy(req.per_atom ? n : 0), pair_virial(req.per_atom ? 9 * n : 0);
-  const double cut2 = v.cutoff * v.cutoff, span = v.cutoff - v.taper;
+  const double cut2 = v.cutoff * v.cutoff;
   // In a cell, the site pairs within the cutoff from the cell lists: O(N).
   PairCandidates candidates;
   if (periodic) candidates = pair_candidates(site, cell, v.cutoff);
@@ -204,17 +195,9 @@ long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
       if (periodic && r2 > cut2) continue;
       const std::size_t pk = static_cast<std::size_t>(v.cls[i]) * static_cast<std::size_t>(v.classes) + static_cast<std::size_t>(v.cls[k]);
       const double rv = v.r0[pk], eps = v.eps[pk] * scale[k];
-      const double r = std::sqrt(r2), rv7 = std::pow(rv, 7), r6 = r2 * r2 * r2, r7 = r6 * r;
-      const double rho = r7 + kGamma * rv7, tau = (kDelta + 1) / (r + kDelta * rv), tau7 = std::pow(tau, 7);
-      const double gtau = eps * tau7 * r6 * (kGamma + 1) * (rv7 / rho) * (rv7 / rho);
-      double e = eps * rv7 * tau7 * ((kGamma + 1) * rv7 / rho - 2);
-      double de = -7 * e * tau / (kDelta + 1) - 7 * gtau;  // dE/dr
-      if (periodic && r > v.taper) {  // S(x) = 1 - 10 x^3 + 15 x^4 - 6 x^5 over the taper
-        const double x = (r - v.taper) / span, x2 = x * x;
-        const double sw = 1 - x2 * x * (10 - 15 * x + 6 * x2), dsw = -30 * x2 * (1 - 2 * x + x2) / span;
-        de = de * sw + e * dsw;
-        e *= sw;
-      }
+      const double r = std::sqrt(r2);
+      double e, de;
+      buffered_14_7(r, rv, eps, periodic, v.taper, v.cutoff, e, de);
       energy += e;
       ++pairs;
       const Vec3 g = d * (de / r);  // dE/d(site k) = -dE/d(site i)

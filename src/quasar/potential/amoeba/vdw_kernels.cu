@@ -1,0 +1,188 @@
+// The van der Waals kernels (vdw_gpu.hpp): sites, pairs per site, the gather to atoms, the totals.
+#include <cub/block/block_reduce.cuh>
+
+#include "quasar/core/units.hpp"
+#include "quasar/device/cuda_check.cuh"
+#include "quasar/potential/amoeba/pair_list.hpp"
+#include "quasar/potential/amoeba/vdw_forms.hpp"
+#include "quasar/potential/amoeba/vdw_gpu.hpp"
+
+namespace quasar::amoeba {
+namespace {
+
+constexpr int kBlock = 128, kTotalsBlock = 256, kResults = 11;  // energy, virial (9), pairs
+
+struct VdwArgs {
+  int n, classes;
+  bool periodic;
+  Box cell;
+  double cutoff, taper;
+  const int *parent, *cls, *special_offset, *special_partner, *child_offset, *child, *pair_offset, *pair_partner;
+  const double *reduction, *r0, *eps, *special_scale;
+  double *site, *grad, *results;
+};
+
+__global__ void __launch_bounds__(kBlock) site_kernel(VdwArgs v, AtomsRef a) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= v.n) return;
+  const int i = a.index_of[j], p = a.index_of[v.parent[j]];
+  const Vec3 s = vdw_site(v.cell, v.periodic, Vec3{a.x[i], a.y[i], a.z[i]}, Vec3{a.x[p], a.y[p], a.z[p]}, v.reduction[j]);
+  v.site[3 * j] = s.x;
+  v.site[3 * j + 1] = s.y;
+  v.site[3 * j + 2] = s.z;
+}
+
+// One thread per site i over its partners k in ascending order: every other site in the gas phase,
+// the full candidate list in a cell.
+__global__ void __launch_bounds__(kBlock) pair_kernel(VdwArgs v) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  const Vec3 si{v.site[3 * i], v.site[3 * i + 1], v.site[3 * i + 2]};
+  int sp = v.special_offset[i];
+  const int special_end = v.special_offset[i + 1];
+  const int begin = v.periodic ? v.pair_offset[i] : 0, end = v.periodic ? v.pair_offset[i + 1] : v.n;
+  const double cut2 = v.cutoff * v.cutoff;
+  Vec3 g{0, 0, 0};
+  double acc[kResults] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int q = begin; q < end; ++q) {
+    const int k = v.periodic ? v.pair_partner[q] : q;
+    if (k == i) continue;
+    while (sp < special_end && v.special_partner[sp] < k) ++sp;
+    const double scale = sp < special_end && v.special_partner[sp] == k ? v.special_scale[sp] : 1.0;
+    if (scale == 0) continue;
+    const Vec3 d = vdw_nearest(v.cell, v.periodic, Vec3{v.site[3 * k], v.site[3 * k + 1], v.site[3 * k + 2]} - si);
+    const double r2 = dot(d, d);
+    if (v.periodic && r2 > cut2) continue;
+    const int pk = v.cls[i] * v.classes + v.cls[k];
+    const double r = sqrt(r2);
+    double e, de;
+    buffered_14_7(r, v.r0[pk], v.eps[pk] * scale, v.periodic, v.taper, v.cutoff, e, de);
+    const Vec3 gp = d * (de / r);  // dE/d(site k) = -dE/d(site i)
+    g -= gp;
+    acc[0] += e / 2;
+    for (int al = 0; al < 3; ++al)
+      for (int be = 0; be < 3; ++be) acc[1 + 3 * al + be] += -d[al] * gp[be] / 2;
+    if (k > i) acc[10] += 1;
+  }
+  v.grad[3 * i] = g.x;
+  v.grad[3 * i + 1] = g.y;
+  v.grad[3 * i + 2] = g.z;
+  for (int c = 0; c < kResults; ++c) v.results[kResults * static_cast<long>(i) + c] = acc[c];
+}
+
+// One thread per atom j: its site's gradient (its share of it when reduced) and the shares of the
+// reduced sites on its bonds; per-atom outputs take its site's halves and the tail's even share.
+__global__ void __launch_bounds__(kBlock)
+    gather_kernel(VdwArgs v, AtomsRef a, double tail_energy, double tail_virial, double* atom_energy,
+                  double* atom_virial) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= v.n) return;
+  const double own = v.reduction[j] == 0 ? 1.0 : v.reduction[j];
+  Vec3 g = Vec3{v.grad[3 * j], v.grad[3 * j + 1], v.grad[3 * j + 2]} * own;
+  for (int q = v.child_offset[j]; q < v.child_offset[j + 1]; ++q) {
+    const int c = v.child[q];
+    g += Vec3{v.grad[3 * c], v.grad[3 * c + 1], v.grad[3 * c + 2]} * (1 - v.reduction[c]);
+  }
+  const double unit = units::kcal_mol;
+  const int i = a.index_of[j];
+  a.fx[i] -= unit * g.x;
+  a.fy[i] -= unit * g.y;
+  a.fz[i] -= unit * g.z;
+  if (!atom_energy) return;
+  const double* r = v.results + kResults * static_cast<long>(j);
+  atom_energy[i] += unit * tail_energy / v.n + unit * r[0];
+  for (int c = 0; c < 9; ++c)
+    atom_virial[static_cast<long>(c) * v.n + i] += (c % 4 == 0 ? -unit * tail_virial / v.n : 0.0) + unit * r[1 + c];
+}
+
+// One block: energy and virial over the sites (with the tail) into the totals, the pair count.
+__global__ void __launch_bounds__(kTotalsBlock)
+    totals_kernel(VdwArgs v, double tail_energy, double tail_virial, double* totals, double* pairs) {
+  using Reduce = cub::BlockReduce<double, kTotalsBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  double acc[kResults] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (long k = threadIdx.x; k < v.n; k += kTotalsBlock)
+    for (int c = 0; c < kResults; ++c) acc[c] += v.results[k * kResults + c];
+  const double unit = units::kcal_mol;
+  for (int c = 0; c < kResults; ++c) {
+    const double s = Reduce(temp).Sum(acc[c]);
+    if (threadIdx.x == 0) {
+      if (c == 0) totals[0] += unit * (s + tail_energy);
+      else if (c < 10) totals[c] += unit * s - (c % 4 == 1 ? unit * tail_virial : 0.0);
+      else *pairs = s;
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+void vdw_compute_cuda(VdwGpu& gpu, const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req,
+                      ForceOutput& out) {
+  const int n = a.n;
+  if (n == 0) return;
+  const Box& cell = a.box;
+  const bool periodic = cell.periodic[0] || cell.periodic[1] || cell.periodic[2];
+  VdwArgs args{n,
+               v.classes,
+               periodic,
+               cell,
+               v.cutoff,
+               v.taper,
+               gpu.parent.data(),
+               gpu.cls.data(),
+               gpu.special_offset.data(),
+               gpu.special_partner.data(),
+               gpu.child_offset.data(),
+               gpu.child.data(),
+               nullptr,
+               nullptr,
+               gpu.reduction.data(),
+               gpu.r0.data(),
+               gpu.eps.data(),
+               gpu.special_scale.data(),
+               gpu.site.data(),
+               gpu.grad.data(),
+               gpu.results.data()};
+  const unsigned blocks = grid_for(n, kBlock);
+  site_kernel<<<blocks, kBlock>>>(args, a);
+  QUASAR_LAUNCH_CHECK("amoeba vdw site_kernel");
+  if (periodic) {
+    // The candidates within reach of the sites (the CPU's list), each pair listed by both sites in
+    // ascending order: the lower partners, then the higher.
+    const std::vector<double> flat = gpu.site.to_vector();
+    std::vector<Vec3> sites(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < sites.size(); ++i) sites[i] = {flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]};
+    const PairCandidates half = pair_candidates(sites, cell, v.cutoff);
+    std::vector<int> offset(static_cast<std::size_t>(n) + 1, 0);
+    for (std::size_t k = 0; k < sites.size(); ++k)
+      for (int q = half.offset[k]; q < half.offset[k + 1]; ++q) {
+        ++offset[static_cast<std::size_t>(half.partner[static_cast<std::size_t>(q)]) + 1];
+        ++offset[k + 1];
+      }
+    for (std::size_t i = 0; i < sites.size(); ++i) offset[i + 1] += offset[i];
+    std::vector<int> full(static_cast<std::size_t>(offset.back())), at(offset.begin(), offset.end() - 1);
+    for (std::size_t k = 0; k < sites.size(); ++k)
+      for (int q = half.offset[k]; q < half.offset[k + 1]; ++q)
+        full[static_cast<std::size_t>(at[static_cast<std::size_t>(half.partner[static_cast<std::size_t>(q)])]++)] =
+            static_cast<int>(k);
+    for (std::size_t i = 0; i < sites.size(); ++i)
+      for (int q = half.offset[i]; q < half.offset[i + 1]; ++q)
+        full[static_cast<std::size_t>(at[i]++)] = half.partner[static_cast<std::size_t>(q)];
+    gpu.pair_offset.assign(offset);
+    gpu.pair_partner.assign(full);
+    args.pair_offset = gpu.pair_offset.data();
+    args.pair_partner = gpu.pair_partner.data();
+  }
+  pair_kernel<<<blocks, kBlock>>>(args);
+  QUASAR_LAUNCH_CHECK("amoeba vdw pair_kernel");
+  VdwTail tail;
+  if (periodic && v.long_range) tail = vdw_long_range(v, cell.volume());
+  gather_kernel<<<blocks, kBlock>>>(args, a, tail.energy, tail.virial, req.per_atom ? out.atom_energy.data() : nullptr,
+                                    req.per_atom ? out.atom_virial.data() : nullptr);
+  QUASAR_LAUNCH_CHECK("amoeba vdw gather_kernel");
+  totals_kernel<<<1, kTotalsBlock>>>(args, tail.energy, tail.virial, out.term_totals(), gpu.pairs.data());
+  QUASAR_LAUNCH_CHECK("amoeba vdw totals_kernel");
+}
+
+}  // namespace quasar::amoeba
