@@ -341,7 +341,8 @@ def read_tinker(path, natoms):
                 total = float(text.split(":")[1].split()[0])
             for label, name in labels.items() if total is not None else ():  # the breakdown follows the total
                 rest = text[len(label):].split()
-                if text.startswith(label) and rest and rest[0].lstrip("-").replace(".", "", 1).isdigit():
+                if text.startswith(label) and name not in terms and rest and \
+                        rest[0].lstrip("-").replace(".", "", 1).isdigit():
                     terms[name] = float(rest[0])
             fields = line.split()
             if fields[:1] == ["Anlyt"] and len(fields) >= 5:
