@@ -5,7 +5,8 @@
 # virtual environment outside the repository (QUASAR_OPENMM_VENV, default ~/.cache/quasar/openmm-venv) and runs
 # the script with it. QUASAR: the quasar binary (default build/quasar).
 #
-# For the GPU machine (no network there; Python 3.12 with numpy; CUDA under /usr/local/cuda):
+# For the GPU machine (no network there; Python 3.12 with numpy, OPENMM_PYTHON_VERSION otherwise; CUDA under
+# /usr/local/cuda):
 #   here:  bash bench/amoeba-openmm.sh --fetch-wheels      (openmm and its CUDA 12 plugin, about 17 MB, into
 #          .gpu/openmm, an ignored folder to carry)
 #   there: OPENMM_WHEELS=.gpu/openmm bash bench/amoeba-openmm.sh KEY XYZ --platform CUDA
@@ -16,7 +17,7 @@ version=${OPENMM_VERSION:-8.6.1}
 if [ "${1:-}" = --fetch-wheels ]; then
   dir=${2:-.gpu/openmm}
   mkdir -p "$dir"
-  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version "${OPENMM_PYTHON_VERSION:-3.12}" \
     --platform manylinux_2_34_x86_64 -d "$dir" "openmm==$version" "OpenMM-CUDA-12==$version"
   ls -l "$dir"
   exit 0
