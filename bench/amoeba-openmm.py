@@ -29,7 +29,9 @@ What TinkerFiles does not do, and how this script works around it (the forces th
     terminus) and may reorder atoms: the topology is replaced by one residue with the atoms in file order (the
     force builders use only elements and bonds from it).
 Not available in OpenMM: a periodic cell without Ewald sums for the multipoles (OpenMM's AmoebaMultipoleForce is
-NoCutoff or PME), a vdW taper other than 0.9 of the cutoff, a PME order other than 5, polpair records.
+NoCutoff or PME), a vdW taper other than 0.9 of the cutoff, a PME order other than 5, anglef and polpair records.
+Where the two codes differ and why (OpenMM's forces at nearly planar out-of-plane bends and at Z-Bisect and 3-Fold
+sites, its vdW correction and pair selection, the net-charge background with PME): docs/formats/tinker.md.
 """
 import argparse
 import json
