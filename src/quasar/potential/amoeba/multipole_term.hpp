@@ -52,8 +52,10 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
 
 // Ewald's sum in g's periodic cell with g's Ewald settings: the real-space part and self energy above
 // within g's cutoff, and the reciprocal part by particle-mesh Ewald (pme_multipole.hpp) with its
-// frames' chain rule. Per atom, the reciprocal energy goes to each site as its density's share and
-// the virial's cell part in equal shares.
+// frames' chain rule, and for a net charge Q the neutralizing background's -pi f Q^2 / (2 V alpha^2),
+// as Tinker adds it (its virial, +E on the diagonal, Tinker leaves out). Per atom, the reciprocal
+// energy goes to each site as its density's share, the virial's cell part and the background in equal
+// shares.
 ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeometry& g,
                                     const std::vector<Vec3>& positions, bool per_atom);
 
