@@ -1,5 +1,6 @@
 #include "quasar/potential/amoeba/multipole_term.hpp"
 
+#include <chrono>
 #include <cmath>
 
 #include "quasar/core/units.hpp"
@@ -128,9 +129,12 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
 }
 
 ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
-                                    bool per_atom) {
+                                    bool per_atom, EwaldTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   const PmeGrid grid{g.pme_size, g.pme_order, g.ewald_alpha};
   ElectrostaticResult out = multipole_energy(e, g, r, per_atom, grid.alpha);
+  const auto t1 = Clock::now();
   const std::vector<Moments> M = lab_moments(e, g, r);
   const PmeResult recip = pme_multipole(r, M, g.box, grid, e.electric);
   const std::size_t n = r.size();
@@ -165,6 +169,10 @@ ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeom
         out.atom_virial[9 * i + c] +=
             w[c] + recip.site_virial[i][c] + cell_part[c] / static_cast<double>(n) + (c % 4 == 0 ? share : 0);
     }
+  }
+  if (times) {
+    times->real_space = std::chrono::duration<double>(t1 - t0).count();
+    times->reciprocal = std::chrono::duration<double>(Clock::now() - t1).count();
   }
   return out;
 }

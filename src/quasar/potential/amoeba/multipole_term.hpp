@@ -56,7 +56,12 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
 // as Tinker adds it (its virial, +E on the diagonal, Tinker leaves out). Per atom, the reciprocal
 // energy goes to each site as its density's share, the virial's cell part and the background in equal
 // shares.
+// times, when given, gets the seconds of the two parts (for the benchmarks' per-term timings).
+struct EwaldTimes {
+  double real_space = 0;  // pairs within the cutoff, self energy, their frames' chain rule
+  double reciprocal = 0;  // particle-mesh Ewald, its frames' chain rule, the net charge's background
+};
 ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeometry& g,
-                                    const std::vector<Vec3>& positions, bool per_atom);
+                                    const std::vector<Vec3>& positions, bool per_atom, EwaldTimes* times = nullptr);
 
 }  // namespace quasar::amoeba
