@@ -57,8 +57,9 @@ if [ -d ../shared/reference/deepmd ]; then
   [ "${QUASAR_GPU_COPPER:-0}" = 1 ] && cp ../shared/reference/deepmd/bench/copper-se_e2_a-bench.dp .gpu/shared/reference/deepmd/bench/
 fi
 # n2p2's examples and training sets (5 MB; the tests build their paths from the folder names).
-# AMOEBA's Tinker cases and GW's Si-EPM inputs, which the tests name through helpers (about 3 MB).
-for rel in amoeba/tinker-test-file amoeba/tinker-test-ref amoeba/liquid-water amoeba/params gw; do
+# AMOEBA's Tinker cases and GW's Si-EPM inputs, which the tests name through helpers, and AMOEBA's
+# benchmark systems for bench/amoeba-bench.sh (about 5 MB).
+for rel in amoeba/tinker-test-file amoeba/tinker-test-ref amoeba/liquid-water amoeba/params amoeba/bench gw; do
   if [ -e "../shared/reference/$rel" ]; then
     mkdir -p ".gpu/shared/reference/$(dirname "$rel")"
     cp -r "../shared/reference/$rel" ".gpu/shared/reference/$rel"

@@ -1,6 +1,7 @@
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -131,6 +132,18 @@ std::size_t AmoebaTerm::valence_entries_count() const {
 }
 
 void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& req, ForceOutput& out) {
+  if (!timing_) return compute_term(atoms, req, out);
+  using Clock = std::chrono::steady_clock;
+  const bool gpu = atoms.backend() == Backend::Cuda;
+  if (gpu) device::synchronize();  // earlier work is not this term's
+  times_ = Times{};
+  const auto t0 = Clock::now();
+  compute_term(atoms, req, out);
+  if (gpu) device::synchronize();
+  times_.total = std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, ForceOutput& out) {
   if (!bound_) throw Error("amoeba " + name() + ": computed before it was bound to a system");
   if (static_cast<std::size_t>(atoms.size()) != atoms_)
     throw Error("amoeba " + name() + ": bound to a system of " + std::to_string(atoms_) + " atoms, given " +
@@ -183,9 +196,16 @@ void AmoebaTerm::compute(AtomState& atoms, NeighborRefs, const ComputeRequest& r
     }
     ElectrostaticResult res;
     if (term_ == Term::Multipole) {
-      res = e.ewald ? multipole_ewald(e, geometry, r, req.per_atom) : multipole_energy(e, geometry, r, req.per_atom);
+      EwaldTimes parts;
+      res = e.ewald ? multipole_ewald(e, geometry, r, req.per_atom, timing_ ? &parts : nullptr)
+                    : multipole_energy(e, geometry, r, req.per_atom);
+      times_.real_space = parts.real_space;
+      times_.reciprocal = parts.reciprocal;
     } else {
+      const auto t0 = std::chrono::steady_clock::now();
       induced_ = induce(e, geometry, r);
+      times_.induce = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      times_.iterations = induced_.iterations;
       res = polarization_energy(e, geometry, r, induced_, req.per_atom);
     }
     vdw_pairs_ = res.pairs;

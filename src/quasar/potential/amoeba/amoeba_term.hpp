@@ -44,8 +44,20 @@ class AmoebaTerm : public Potential {
   const ElectrostaticSystem& electrostatics() const { return electrostatics_; }
   const InducedDipoles& induced() const { return induced_; }
 
+  // Seconds of the last compute() while timing is on (off by default; for bench/amoeba_bench.cpp):
+  // the whole term, with the device synchronized before and after on CUDA; multipoles with Ewald sums
+  // split into their real-space and reciprocal parts; polarization's solve for the dipoles and its
+  // conjugate-gradient steps.
+  struct Times {
+    double total = 0, real_space = 0, reciprocal = 0, induce = 0;
+    int iterations = 0;
+  };
+  void set_timing(bool on) { timing_ = on; }
+  const Times& times() const { return times_; }
+
  private:
   std::size_t valence_entries_count() const;
+  void compute_term(AtomState& atoms, const ComputeRequest& req, ForceOutput& out);
 
   std::shared_ptr<const Parameters> parameters_;
   Term term_;
@@ -61,6 +73,8 @@ class AmoebaTerm : public Potential {
   ValenceGpu valence_gpu_;
   VdwGpu vdw_gpu_;
   bool vdw_pairs_on_device_ = false;
+  bool timing_ = false;
+  Times times_;
 };
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose

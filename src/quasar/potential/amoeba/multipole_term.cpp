@@ -1,5 +1,6 @@
 #include "quasar/potential/amoeba/multipole_term.hpp"
 
+#include <chrono>
 #include <cmath>
 
 #include "quasar/core/units.hpp"
@@ -128,13 +129,29 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
 }
 
 ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
-                                    bool per_atom) {
+                                    bool per_atom, EwaldTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   const PmeGrid grid{g.pme_size, g.pme_order, g.ewald_alpha};
   ElectrostaticResult out = multipole_energy(e, g, r, per_atom, grid.alpha);
-  const PmeResult recip = pme_multipole(r, lab_moments(e, g, r), g.box, grid, e.electric);
+  const auto t1 = Clock::now();
+  const std::vector<Moments> M = lab_moments(e, g, r);
+  const PmeResult recip = pme_multipole(r, M, g.box, grid, e.electric);
   const std::size_t n = r.size();
   out.energy += recip.energy;
   for (int c = 0; c < 9; ++c) out.virial[c] += recip.virial[c];
+  // A net charge Q: Ewald's sum is that of Q neutralized by a uniform background, whose energy
+  // -pi f Q^2 / (2 V alpha^2) Tinker adds (empole*.f, when |Q| > 1e-10, whatever the boundary). It
+  // moves no atom; as 1/V its strain derivative is -E on the diagonal, so the virial gains +E there
+  // (which Tinker leaves out of its virial). Per atom, equal shares.
+  double net = 0;
+  for (const Moments& m : M) net += m[0];
+  double background = 0;
+  if (std::abs(net) > 1e-10) {
+    background = -M_PI * e.electric * net * net / (2 * g.box.volume() * grid.alpha * grid.alpha);
+    out.energy += background;
+    for (int c = 0; c < 9; c += 4) out.virial[c] += background;
+  }
   double cell_part[9];
   for (std::size_t c = 0; c < 9; ++c) {
     cell_part[c] = recip.virial[c];
@@ -146,10 +163,16 @@ ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeom
     add_frame_gradient(e, g, static_cast<int>(i), r, recip.dM[i].data(), out.grad, w);
     for (int c = 0; c < 9; ++c) out.virial[c] += w[c];
     if (per_atom) {
-      out.atom_energy[i] += recip.site_energy[i];
+      const double share = background / static_cast<double>(n);
+      out.atom_energy[i] += recip.site_energy[i] + share;
       for (std::size_t c = 0; c < 9; ++c)
-        out.atom_virial[9 * i + c] += w[c] + recip.site_virial[i][c] + cell_part[c] / static_cast<double>(n);
+        out.atom_virial[9 * i + c] +=
+            w[c] + recip.site_virial[i][c] + cell_part[c] / static_cast<double>(n) + (c % 4 == 0 ? share : 0);
     }
+  }
+  if (times) {
+    times->real_space = std::chrono::duration<double>(t1 - t0).count();
+    times->reciprocal = std::chrono::duration<double>(Clock::now() - t1).count();
   }
   return out;
 }

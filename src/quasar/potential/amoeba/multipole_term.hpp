@@ -52,9 +52,16 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
 
 // Ewald's sum in g's periodic cell with g's Ewald settings: the real-space part and self energy above
 // within g's cutoff, and the reciprocal part by particle-mesh Ewald (pme_multipole.hpp) with its
-// frames' chain rule. Per atom, the reciprocal energy goes to each site as its density's share and
-// the virial's cell part in equal shares.
+// frames' chain rule, and for a net charge Q the neutralizing background's -pi f Q^2 / (2 V alpha^2),
+// as Tinker adds it (its virial, +E on the diagonal, Tinker leaves out). Per atom, the reciprocal
+// energy goes to each site as its density's share, the virial's cell part and the background in equal
+// shares.
+// times, when given, gets the seconds of the two parts (for the benchmarks' per-term timings).
+struct EwaldTimes {
+  double real_space = 0;  // pairs within the cutoff, self energy, their frames' chain rule
+  double reciprocal = 0;  // particle-mesh Ewald, its frames' chain rule, the net charge's background
+};
 ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeometry& g,
-                                    const std::vector<Vec3>& positions, bool per_atom);
+                                    const std::vector<Vec3>& positions, bool per_atom, EwaldTimes* times = nullptr);
 
 }  // namespace quasar::amoeba
