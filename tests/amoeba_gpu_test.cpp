@@ -145,18 +145,9 @@ TEST(AmoebaGpu, LiquidWaterMatchesTheCpu) {
 TEST(AmoebaGpu, CrossTermsMatchTheCpu) {
   QUASAR_REQUIRE_GPU();
   const auto dir = test::scratch_dir("amoeba-gpu-chain");
-  const std::string prm = (dir / "chain.prm").string();
-  std::ofstream(prm) << "forcefield TEST\n"
-                        "atom 1 1 C \"a\" 6 12.0 1\natom 2 2 C \"b\" 6 12.0 2\n"
-                        "atom 3 3 C \"c\" 6 12.0 2\natom 4 4 C \"d\" 6 12.0 1\n"
-                        "bond 1 2 300 1.50\nbond 2 3 300 1.40\nbond 3 4 300 1.45\n"
-                        "angle 1 2 3 40 112.0\nangle 2 3 4 40 108.5\n"
-                        "torsion 1 2 3 4 0.5 10.0 1 -0.7 170.0 2 0.3 -20.0 3\n"
-                        "angtors 1 2 3 4 0.802 0.3 -3.323 0.5 -0.2 -0.630\n"
-                        "strtors 1 2 3 4 1.1 0.0 1.5 -0.4 0.7 -4.0 0.9 0.25 5.2\n";
+  const std::string prm = write_chain(dir, "angtors 1 2 3 4 0.802 0.3 -3.323 0.5 -0.2 -0.630\n"
+                                           "strtors 1 2 3 4 1.1 0.0 1.5 -0.4 0.7 -4.0 0.9 0.25 5.2\n");
   const std::string xyz = (dir / "chain.xyz").string();
-  std::ofstream(xyz) << "4 chain\n1 C 0.1 -0.2 0.05 1 2\n2 C 1.45 0.1 -0.1 2 1 3\n3 C 2.1 1.3 0.2 3 2 4\n"
-                        "4 C 3.35 1.5 1.05 4 3\n";
   ForceField ff = amoeba::load_tinker_force_field(key_file(dir, "chain.key", "parameters " + prm + "\n"));
   Structure s = io::read_tinker_xyz(xyz);
   s.box = Box::orthorhombic(7.0, 7.2, 7.4);

@@ -3,7 +3,9 @@
 // evaluated in Tinker's units, and forces and virial against finite differences of the energy.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -171,6 +173,33 @@ inline double check_derivatives(ForceField& ff, const Structure& s, std::size_t 
               "virial " + std::to_string(a) + std::to_string(b));
     }
   return worst;
+}
+
+// A four-atom chain of four classes with one torsion, its bonds and angles: a parameter file of its
+// own, so that the records (and their reversed forms) are known exactly. Writes chain.prm (the
+// parameters, then `records`) and chain.xyz into dir and returns the parameter file's path.
+inline const std::array<Vec3, 4> kChain = {Vec3{0.1, -0.2, 0.05}, Vec3{1.45, 0.1, -0.1}, Vec3{2.1, 1.3, 0.2},
+                                    Vec3{3.35, 1.5, 1.05}};
+
+inline std::string write_chain(const std::filesystem::path& dir, const std::string& records) {
+  const std::string prm = (dir / "chain.prm").string();
+  std::ofstream(prm) << "forcefield TEST\n"
+                        "atom 1 1 C \"a\" 6 12.0 1\natom 2 2 C \"b\" 6 12.0 2\n"
+                        "atom 3 3 C \"c\" 6 12.0 2\natom 4 4 C \"d\" 6 12.0 1\n"
+                        "bond 1 2 300 1.50\nbond 2 3 300 1.40\nbond 3 4 300 1.45\n"
+                        "angle 1 2 3 40 112.0\nangle 2 3 4 40 108.5\n"
+                        "torsion 1 2 3 4 0.5 10.0 1 -0.7 170.0 2 0.3 -20.0 3\n"
+                     << records;
+  const std::string xyz = (dir / "chain.xyz").string();
+  std::ofstream out(xyz);
+  out << "4 chain\n";
+  for (int i = 0; i < 4; ++i) {
+    out << i + 1 << " C " << kChain[i].x << " " << kChain[i].y << " " << kChain[i].z << " " << i + 1;
+    if (i > 0) out << " " << i;
+    if (i < 3) out << " " << i + 2;
+    out << "\n";
+  }
+  return prm;
 }
 
 }  // namespace quasar::amoeba_test

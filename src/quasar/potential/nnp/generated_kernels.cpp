@@ -188,6 +188,18 @@ struct Lists {
   const unsigned char* pair_flags;
   const T* pair_reach;
 };
+
+// Neighbour j of a centre's staged row `mine` into shared memory (d, r, 1/r); its distance into rj,
+// its element returned.
+__device__ __forceinline__ int load_neighbour(const T* mine, int j, const int* start, T* d, T* r, T* inv_r, T& rj) {
+  for (int m = 0; m < 3; ++m) d[3 * j + m] = mine[4 * j + m];
+  rj = mine[4 * j + 3];
+  r[j] = rj;
+  inv_r[j] = T(1) / rj;
+  int e = 0;
+  while (j >= start[e + 1]) ++e;
+  return e;
+}
 )";
 
 // The symmetry-function kernel: neighbours into shared memory, radial terms per neighbour, angular
@@ -213,12 +225,8 @@ extern "C" __global__ void __launch_bounds__(kCentreBlock, kBlocksPerSm)
 #pragma unroll
   for (int s = 0; s < kFunctions; ++s) acc[s] = T(0);
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    for (int m = 0; m < 3; ++m) d[3 * j + m] = mine[4 * j + m];
-    const T rj = mine[4 * j + 3];
-    r[j] = rj;
-    inv_r[j] = T(1) / rj;
-    int e = 0;
-    while (j >= start[e + 1]) ++e;
+    T rj;
+    const int e = load_neighbour(mine, j, start, d, r, inv_r, rj);
     radial(e, rj, acc, fac + j * kFactorSlots);
   }
   __syncthreads();
@@ -277,12 +285,8 @@ __device__ void forces_body(const T* staged, const int* staged_start, const int*
   unsigned* queue = reinterpret_cast<unsigned*>(fac + capacity * kFactorSlots);
   const T* mine = staged + 4l * c * capacity;
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    for (int m = 0; m < 3; ++m) d[3 * j + m] = mine[4 * j + m];
-    const T rj = mine[4 * j + 3];
-    r[j] = rj;
-    inv_r[j] = T(1) / rj;
-    int e = 0;
-    while (j >= start[e + 1]) ++e;
+    T rj;
+    const int e = load_neighbour(mine, j, start, d, r, inv_r, rj);
     const T radial = radial_forces(e, rj, g, fac + j * kFactorSlots);
     const double own[3] = {static_cast<double>(radial / rj * d[3 * j]), static_cast<double>(radial / rj * d[3 * j + 1]),
                            static_cast<double>(radial / rj * d[3 * j + 2])};
