@@ -7,7 +7,7 @@
 #
 # For the GPU machine (no network there; Python 3.12 with numpy, OPENMM_PYTHON_VERSION otherwise; CUDA under
 # /usr/local/cuda):
-#   here:  bash bench/amoeba-openmm.sh --fetch-wheels      (openmm and its CUDA 12 plugin, about 17 MB, into
+#   here:  bash bench/amoeba-openmm.sh --fetch-wheels      (openmm and its CUDA 13 plugin, about 17 MB, into
 #          .gpu/openmm, an ignored folder to carry)
 #   there: OPENMM_WHEELS=.gpu/openmm bash bench/amoeba-openmm.sh KEY XYZ --platform CUDA
 # The plugin's wheel is installed without the nvidia-* wheels it names: it loads the machine's CUDA libraries.
@@ -18,7 +18,7 @@ if [ "${1:-}" = --fetch-wheels ]; then
   dir=${2:-.gpu/openmm}
   mkdir -p "$dir"
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version "${OPENMM_PYTHON_VERSION:-3.12}" \
-    --platform manylinux_2_34_x86_64 -d "$dir" "openmm==$version" "OpenMM-CUDA-12==$version"
+    --platform manylinux_2_34_x86_64 -d "$dir" "openmm==$version" "openmm-cuda-13==$version"
   ls -l "$dir"
   exit 0
 fi

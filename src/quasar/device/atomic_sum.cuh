@@ -6,15 +6,20 @@
 
 namespace quasar::device {
 
-// Adds round(v * scale) to the 64-bit integer held in the bits of *sum; a contribution out of range
-// (or not finite) marks the set invalid instead (a benign race: every writer writes 1).
-__device__ __forceinline__ void fixed_add(double* sum, double v, double scale, int* status) {
+// round(v * scale) as the bits of a 64-bit integer; a contribution out of range (or not finite)
+// marks the set invalid instead and counts as 0 (a benign race: every writer writes 1).
+__device__ __forceinline__ unsigned long long fixed_value(double v, double scale, int* status) {
   const double s = v * scale;
   if (!(fabs(s) < kFixedContributionLimit)) {
     *status = 1;
-    return;
+    return 0;
   }
-  atomicAdd(reinterpret_cast<unsigned long long*>(sum), static_cast<unsigned long long>(__double2ll_rn(s)));
+  return static_cast<unsigned long long>(__double2ll_rn(s));
+}
+
+// Adds round(v * scale) to the 64-bit integer held in the bits of *sum (see fixed_value).
+__device__ __forceinline__ void fixed_add(double* sum, double v, double scale, int* status) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(sum), fixed_value(v, scale, status));
 }
 
 // Double atomics (FloatSum: the order, and so the last bits, vary from run to run) or fixed point

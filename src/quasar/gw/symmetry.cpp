@@ -18,13 +18,13 @@ bool integer_vector(const Vec& x) {
   return true;
 }
 
-Vec apply(const IntMatrix3& r, const Vec& x) {
+Vec rotate(const IntMatrix3& r, const Vec& x) {
   Vec y{};
   for (int i = 0; i < 3; ++i) y[i] = r[i][0] * x[0] + r[i][1] * x[1] + r[i][2] * x[2];
   return y;
 }
 
-Vec apply_transpose(const IntMatrix3& r, const Vec& x) {
+Vec rotate_transposed(const IntMatrix3& r, const Vec& x) {
   Vec y{};
   for (int i = 0; i < 3; ++i) y[i] = r[0][i] * x[0] + r[1][i] * x[1] + r[2][i] * x[2];
   return y;
@@ -33,7 +33,7 @@ Vec apply_transpose(const IntMatrix3& r, const Vec& x) {
 // Whether R maps every atom onto an atom of its species after the translation t.
 bool maps_atoms(const EpmInput& in, const IntMatrix3& r, const Vec& t) {
   for (const EpmAtom& a : in.atoms) {
-    const Vec y = apply(r, a.position);
+    const Vec y = rotate(r, a.position);
     bool found = false;
     for (const EpmAtom& b : in.atoms)
       if (b.species == a.species &&
@@ -83,16 +83,16 @@ std::vector<CrystalOperation> crystal_operations(const EpmInput& in) {
     Vec t{};
     if (!symmetric) {
       const EpmAtom& first = in.atoms[0];
-      const Vec y = apply(r, first.position);
+      const Vec y = rotate(r, first.position);
       for (const EpmAtom& b : in.atoms) {
         const Vec candidate{b.position[0] - y[0], b.position[1] - y[1], b.position[2] - y[2]};
         if (!symmetric && b.species == first.species && maps_atoms(in, r, candidate)) symmetric = true, t = candidate;
       }
     }
     // The translation modulo lattice vectors, in [0, 1) (a component within 1e-6 of 1 becomes 0).
-    for (double& c : t) {
-      c -= std::floor(c);
-      if (c > 1 - kTolerance) c = 0;
+    for (double& x : t) {
+      x -= std::floor(x);
+      if (x > 1 - kTolerance) x = 0;
     }
     if (symmetric) out.push_back({r, t});
   }
@@ -112,10 +112,10 @@ std::vector<Vec> unfold_kpoints(const std::vector<Vec>& kpoints, const std::vect
     const std::size_t before = out.size();
     for (const IntMatrix3& r : rotations) {
       if (fixed) {
-        const Vec f = apply_transpose(r, *fixed);
+        const Vec f = rotate_transposed(r, *fixed);
         if (std::abs(f[0] - (*fixed)[0]) + std::abs(f[1] - (*fixed)[1]) + std::abs(f[2] - (*fixed)[2]) > 1e-12) continue;
       }
-      const Vec y = apply_transpose(r, k);
+      const Vec y = rotate_transposed(r, k);
       add(y);
       // Time reversal, -k, for the unshifted points only: the shifted list is reduced by the little
       // group of q alone (as BerkeleyGW's kgrid.x reduces WFNq), which its weights then show.

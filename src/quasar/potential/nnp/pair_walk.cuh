@@ -167,12 +167,7 @@ struct NeighbourSums {
 
  private:
   __device__ unsigned long long to_fixed(double x) const {
-    const double s = x * device::fixed_scale::kForce;
-    if (!(fabs(s) < device::kFixedContributionLimit)) {
-      *status = 1;
-      return 0;
-    }
-    return static_cast<unsigned long long>(__double2ll_rn(s));
+    return device::fixed_value(x, device::fixed_scale::kForce, status);
   }
 };
 
