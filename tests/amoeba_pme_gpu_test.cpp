@@ -23,6 +23,7 @@
 #include "quasar/potential/amoeba/multipole_frame.hpp"
 #include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/pme_splines.hpp"
+#include "quasar/potential/amoeba/pme_steps.hpp"
 #include "support.hpp"
 
 namespace quasar {
@@ -285,8 +286,137 @@ TEST(AmoebaPme, SplinesAreCardinalBsplines) {
         EXPECT_TRUE(k >= (order == 0 ? 0 : order == 1 ? 1 : order == 2 ? 4 : 10) &&
                     k < (order == 0 ? 1 : order == 1 ? 4 : order == 2 ? 10 : 20));
         places.insert(k);
+        EXPECT_TRUE(amoeba::pme_alpha(k, 0) == a && amoeba::pme_alpha(k, 1) == b && amoeba::pme_alpha(k, 2) == c) << k;
       }
   EXPECT_EQ(places.size(), 20u);
+}
+
+// The GPU kernels' steps (pme_steps.hpp) run on the CPU in the kernels' order (sites sorted by cell
+// stably, spread point by point, FFTW for cuFFT, influence function, gathers): the result and the
+// fields equal pme_multipole's and add_reciprocal_field's to rounding. This checks the kernels'
+// arithmetic and indexing here; the GPU tests above check the launches.
+struct Emulated {
+  amoeba::PmeResult result;
+  std::vector<Vec3> field;  // of point dipoles
+};
+Emulated emulate_kernel_steps(const Sites& s, const amoeba::PmeGrid& grid, const std::vector<Vec3>& u) {
+  const amoeba::PmeMesh m = amoeba::pme_mesh(grid.size.data(), grid.order, grid.alpha, s.box);
+  const std::size_t n = s.r.size(), points = static_cast<std::size_t>(m.points()), per = 12 * static_cast<std::size_t>(m.order);
+  std::vector<double> theta(per * n), coef(10 * n);
+  std::vector<int> cell(n), order_of(n), start(points + 1);
+  for (std::size_t j = 0; j < n; ++j) {
+    cell[j] = amoeba::pme_site_splines(m, &s.r[j].x, &theta[per * j]);
+    order_of[j] = static_cast<int>(j);
+  }
+  std::stable_sort(order_of.begin(), order_of.end(), [&](int a, int b) { return cell[static_cast<std::size_t>(a)] < cell[static_cast<std::size_t>(b)]; });
+  for (std::size_t c = 0; c <= points; ++c)
+    start[c] = static_cast<int>(std::count_if(cell.begin(), cell.end(), [&](int k) { return static_cast<std::size_t>(k) < c; }));
+  std::vector<double> moduli;
+  for (int d = 0; d < 3; ++d) {
+    const std::vector<double> md = amoeba::pme_bspline_moduli(m.K[d], m.order);
+    moduli.insert(moduli.end(), md.begin(), md.end());
+  }
+  device::Context ctx(Backend::Cpu);
+  device::FftPlan plan(ctx, {m.K[0], m.K[1], m.K[2]});
+  Array<std::complex<double>> mesh(Backend::Cpu, points);
+  auto* grid_values = reinterpret_cast<double*>(mesh.data());
+  // One evaluation: spread, transform, convolve (virial parts summed into w when given), back.
+  auto evaluate = [&](double electric, double* w) {
+    for (std::size_t g = 0; g < points; ++g) {
+      grid_values[2 * g] = amoeba::pme_spread_point(m, static_cast<long>(g), theta.data(), coef.data(), start.data(), order_of.data());
+      grid_values[2 * g + 1] = 0;
+    }
+    plan.forward(mesh, mesh);
+    grid_values[0] = grid_values[1] = 0;
+    for (std::size_t g = 1; g < points; ++g) {
+      double part[9];
+      amoeba::pme_convolve_point(m, static_cast<long>(g), moduli.data(), electric, grid_values + 2 * g, w ? part : nullptr);
+      if (w)
+        for (int k = 0; k < 9; ++k) w[k] += part[k];
+    }
+    plan.backward(mesh, mesh);
+  };
+  Emulated out;
+  amoeba::PmeResult& r = out.result;
+  for (std::size_t j = 0; j < n; ++j) amoeba::pme_site_coefficients<true>(m, s.M[j].data(), &coef[10 * j]);
+  evaluate(s.electric, r.virial);
+  r.grad.resize(n);
+  r.dM.resize(n);
+  r.site_energy.resize(n);
+  r.site_virial.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    double P[20], site[10];
+    amoeba::pme_gather_site<0>(m, &theta[per * j], cell[j], grid_values, P);
+    amoeba::pme_site_multipoles(m, P, &coef[10 * j], s.M[j].data(), s.electric, &r.grad[j].x, r.dM[j].data(), site);
+    r.site_energy[j] = site[0];
+    r.energy += site[0];
+    for (int k = 0; k < 9; ++k) {
+      r.site_virial[j][static_cast<std::size_t>(k)] = site[1 + k];
+      r.virial[k] += site[1 + k];
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) amoeba::pme_site_coefficients<false>(m, &u[j].x, &coef[10 * j]);
+  evaluate(1.0, nullptr);
+  out.field.assign(n, Vec3{});
+  for (std::size_t j = 0; j < n; ++j) {
+    double P[3];
+    amoeba::pme_gather_site<1>(m, &theta[per * j], cell[j], grid_values, P);
+    amoeba::pme_site_field(m, P, &out.field[j].x);
+  }
+  return out;
+}
+
+void expect_kernel_steps_agree(const Sites& s, const amoeba::PmeGrid& grid, const std::string& what) {
+  const std::size_t n = s.r.size();
+  std::vector<Vec3> u(n);
+  std::vector<amoeba::Moments> um(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    u[i] = Vec3{0.3 * s.M[i][2] - 0.01, -0.5 * s.M[i][3], 0.7 * s.M[i][1] + 0.02 * static_cast<double>(i % 7)};
+    um[i] = amoeba::dipole_moments(u[i]);
+  }
+  const amoeba::PmeResult cpu = amoeba::pme_multipole(s.r, s.M, s.box, grid, s.electric);
+  const Emulated steps = emulate_kernel_steps(s, grid, u);
+  const double tol = 1e-13;  // measured: 1.1e-15 at most
+  EXPECT_NEAR(steps.result.energy, cpu.energy, tol * std::abs(cpu.energy)) << what;
+  test::print_measured(what + " energy, relative deviation", std::abs(steps.result.energy / cpu.energy - 1));
+  EXPECT_LE(relative_worst(std::vector<double>(cpu.virial, cpu.virial + 9),
+                           std::vector<double>(steps.result.virial, steps.result.virial + 9), what + " virial"),
+            tol);
+  EXPECT_LE(relative_worst(flat(cpu.grad), flat(steps.result.grad), what + " gradient"), tol);
+  EXPECT_LE(relative_worst(flat(cpu.dM), flat(steps.result.dM), what + " dE/dM"), tol);
+  EXPECT_LE(relative_worst(cpu.site_energy, steps.result.site_energy, what + " site energies"), tol);
+  EXPECT_LE(relative_worst(flat(cpu.site_virial), flat(steps.result.site_virial), what + " site virials"), tol);
+  amoeba::PairGeometry g;
+  g.periodic = true;
+  g.box = s.box;
+  g.ewald_alpha = grid.alpha;
+  g.pme_size = grid.size;
+  g.pme_order = grid.order;
+  std::vector<Vec3> field(n);
+  amoeba::add_reciprocal_field(g, s.r, um, field);
+  EXPECT_LE(relative_worst(flat(field), flat(steps.field), what + " field of point dipoles"), tol);
+}
+
+TEST(AmoebaPme, KernelStepsOnTheCpuMatchTheReference) {
+  QUASAR_REQUIRE_FAMILY("amoeba");
+  const std::string xyz = reference("liquid-water/liquid.amoeba"), prm = reference("params/water03.prm");
+  const std::string dir = reference("tinker-test-file/localframe");
+  const std::string prm09 = reference("tinker-test-file/commit_6fe8e913/amoeba09.prm");
+  if (xyz.empty() || prm.empty() || dir.empty() || prm09.empty())
+    return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const Box water = Box::orthorhombic(18.643, 18.643, 18.643);
+  expect_kernel_steps_agree(
+      sites_of(write_key("amoeba-pme-steps-water", "parameters " + prm + "\na-axis 18.643\newald\nmultipoleterm only\n"),
+               io::read_frames(xyz).front(), water),
+      {{24, 24, 24}, 5, amoeba::ewald_alpha(7.0)}, "kernel steps, 648 waters");
+  const double cell[6] = {28, 22, 18, 105, 110, 80};
+  const Box box = io::tinker_cell(cell);
+  Structure st = io::read_tinker_xyz(dir + "/localframe2.xyz");
+  st.box = box;
+  const Sites s = sites_of(write_key("amoeba-pme-steps-triclinic", "parameters " + prm09 + "\nmultipoleterm only\newald\n"), st, box);
+  expect_kernel_steps_agree(s, {{36, 27, 24}, 5, amoeba::ewald_alpha(7.0)}, "kernel steps, triclinic, order 5");
+  expect_kernel_steps_agree(s, {{25, 18, 15}, 4, 0.4}, "kernel steps, triclinic, order 4");
+  expect_kernel_steps_agree(s, {{32, 30, 20}, 8, amoeba::ewald_alpha(7.0)}, "kernel steps, triclinic, order 8");
 }
 
 }  // namespace
