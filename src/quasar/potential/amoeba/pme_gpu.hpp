@@ -11,7 +11,9 @@
 // arrays in and out, no host copy).
 //
 // Device layouts (by site, input order): positions, dipoles and fields 3 per site (x, y, z);
-// moments 13 per site as multipole_pair.hpp's Moments (q, d, Q/3 as a full matrix).
+// moments 13 per site as multipole_pair.hpp's Moments (q, d, Q/3 as a full matrix). The kernels run
+// on the default stream and cuFFT on the PmeGpu's own blocking stream, so that the work is ordered
+// with the caller's default-stream work; calls return before the GPU has finished.
 //
 // Spreading is a gather over grid points, not a scatter with atomics: one thread per grid point
 // sums the sites whose splines cover it, found through a list of the sites in each grid cell sorted
@@ -57,12 +59,14 @@ class PmeGpu {
 
   // field (device, 3 per site) -= the gradient of the reciprocal potential of `moments` (13 per
   // site) at every site, every site's own density included: add_reciprocal_field of
-  // induced_dipoles.hpp (electric 1). add_dipole_field does the same for point dipoles (3 per site).
+  // induced_dipoles.hpp (electric 1), without the Ewald self field (ewald_self_field times each site's
+  // dipole), which is the caller's there too. add_dipole_field does the same for point dipoles (3 per
+  // site): one call per conjugate-gradient product, after set_sites once per geometry.
   void add_field(const double* moments, double* field);
   void add_dipole_field(const double* dipoles, double* field);
 
-  // Transforms run so far (each evaluation is one forward and one backward): tests check with it
-  // that the GPU did the work.
+  // Evaluations (spread, forward and backward FFT, gather) run so far: tests check with it that the
+  // GPU did the work.
   long evaluations() const { return evaluations_; }
 
   // The host's arrays through the device (uploads, one evaluation, downloads), for the terms that

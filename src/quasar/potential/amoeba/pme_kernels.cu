@@ -121,6 +121,7 @@ __global__ void totals_kernel(const double* __restrict__ site, long n, const dou
 
 void PmeGpu::set_sites(const double* positions, std::size_t n) {
   if (!grid_set_) throw Error("amoeba PME on the GPU: set_sites before set_grid");
+  host_positions_.clear();  // the host path's record of the sites set no longer holds
   if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error("amoeba PME on the GPU: too many sites");
   const PmeMesh m = mesh_of(grid_, box_);
