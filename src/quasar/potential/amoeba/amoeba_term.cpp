@@ -183,8 +183,12 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
       if (e.ewald) throw InputError(parameters_->key_path, 0, "'ewald' needs a periodic cell (" + what + ")");
       if (e.cutoff > 0) geometry.cutoff = e.cutoff;
     }
-    std::optional<HostAtoms> host;  // on the GPU: the CPU computes on a host copy
+    std::optional<HostAtoms> host;  // on the GPU: the CPU computes on a host copy, PME on the GPU
     if (gpu) host.emplace(a);
+    if (gpu && e.ewald) {
+      if (!pme_gpu_) pme_gpu_ = std::make_unique<PmeGpu>();
+      geometry.pme_gpu = pme_gpu_.get();
+    }
     const std::vector<Vec3> r = input_positions(gpu ? host->ref : a);
     // In a cell, the pairs within the cutoffs (the real-space one, and the solver preconditioner's)
     // from the cell lists: every pair loop is then O(N).

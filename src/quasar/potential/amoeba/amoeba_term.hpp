@@ -8,12 +8,14 @@
 // cutoff or with particle-mesh Ewald (pair_geometry.hpp); a force field whose key leaves other terms
 // on is refused by name. With atoms on the CUDA backend the valence terms and van der Waals run as
 // kernels (valence_gpu.hpp, vdw_gpu.hpp); multipoles and polarization run on the CPU on a host copy
-// of the positions, their forces, energy and virial added back into the device's outputs.
+// of the positions, their forces, energy and virial added back into the device's outputs, except
+// for their particle-mesh Ewald, which runs on the GPU (pme_gpu.hpp) through host copies.
 #include <memory>
 #include <string>
 
 #include "quasar/potential/amoeba/multipole_setup.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
+#include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/polarization_term.hpp"
 #include "quasar/potential/amoeba/valence_gpu.hpp"
 #include "quasar/potential/amoeba/valence_setup.hpp"
@@ -43,6 +45,9 @@ class AmoebaTerm : public Potential {
   // dipoles of the last evaluation.
   const ElectrostaticSystem& electrostatics() const { return electrostatics_; }
   const InducedDipoles& induced() const { return induced_; }
+  // The GPU particle-mesh Ewald of the electrostatic terms with Ewald sums on the CUDA backend, made
+  // at its first GPU evaluation (null before one); tests read its evaluations() to see it ran.
+  const PmeGpu* pme_gpu() const { return pme_gpu_.get(); }
 
   // Seconds of the last compute() while timing is on (off by default; for bench/amoeba_bench.cpp):
   // the whole term, with the device synchronized before and after on CUDA; multipoles with Ewald sums
@@ -73,6 +78,7 @@ class AmoebaTerm : public Potential {
   ValenceGpu valence_gpu_;
   VdwGpu vdw_gpu_;
   bool vdw_pairs_on_device_ = false;
+  std::unique_ptr<PmeGpu> pme_gpu_;
   bool timing_ = false;
   Times times_;
 };

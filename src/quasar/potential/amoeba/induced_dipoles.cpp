@@ -5,7 +5,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/potential/amoeba/multipole_frame.hpp"
-#include "quasar/potential/amoeba/pme_multipole.hpp"
+#include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/scaled_pairs.hpp"
 
 namespace quasar::amoeba {
@@ -139,9 +139,7 @@ double ewald_self_field(double alpha) { return 4 * alpha * alpha * alpha / (3 * 
 
 void add_reciprocal_field(const PairGeometry& g, const std::vector<Vec3>& r, const std::vector<Moments>& M,
                           std::vector<Vec3>& field) {
-  const PmeResult pme = pme_multipole(r, M, g.box, PmeGrid{g.pme_size, g.pme_order, g.ewald_alpha}, 1.0);
-  for (std::size_t i = 0; i < r.size(); ++i)
-    for (int a = 0; a < 3; ++a) field[i][a] -= pme.dM[i][static_cast<std::size_t>(1 + a)];
+  add_reciprocal_pme_field(g, r, M, field);  // on g.pme_gpu when set
 }
 
 void direct_fields(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,

@@ -5,7 +5,7 @@
 
 #include "quasar/core/units.hpp"
 #include "quasar/potential/amoeba/multipole_frame.hpp"
-#include "quasar/potential/amoeba/pme_multipole.hpp"
+#include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/scaled_pairs.hpp"
 
 namespace quasar::amoeba {
@@ -136,7 +136,7 @@ ElectrostaticResult multipole_ewald(const ElectrostaticSystem& e, const PairGeom
   ElectrostaticResult out = multipole_energy(e, g, r, per_atom, grid.alpha);
   const auto t1 = Clock::now();
   const std::vector<Moments> M = lab_moments(e, g, r);
-  const PmeResult recip = pme_multipole(r, M, g.box, grid, e.electric);
+  const PmeResult recip = reciprocal_pme(g, r, M, e.electric);
   const std::size_t n = r.size();
   out.energy += recip.energy;
   for (int c = 0; c < 9; ++c) out.virial[c] += recip.virial[c];

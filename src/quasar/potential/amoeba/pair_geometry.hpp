@@ -15,6 +15,8 @@
 
 namespace quasar::amoeba {
 
+class PmeGpu;
+
 struct PairGeometry {
   Box box;
   bool periodic = false;
@@ -24,6 +26,9 @@ struct PairGeometry {
   double ewald_alpha = 0;
   std::array<int, 3> pme_size{};
   int pme_order = 5;
+  // Where the reciprocal part runs (pme_gpu.hpp's reciprocal_pme): on this GPU particle-mesh Ewald
+  // when set (the CUDA backend), else on the CPU (pme_multipole.hpp).
+  PmeGpu* pme_gpu = nullptr;
   // In a periodic cell, the pairs within reach of the cutoffs (pair_list.hpp); null: every pair.
   const PairCandidates* candidates = nullptr;
 

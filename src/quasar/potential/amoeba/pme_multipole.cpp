@@ -6,34 +6,18 @@
 #include "quasar/core/error.hpp"
 #include "quasar/device/context.hpp"
 #include "quasar/device/fft.hpp"
+#include "quasar/potential/amoeba/pme_splines.hpp"
 
 namespace quasar::amoeba {
 
-namespace {
-
-// Cardinal B-spline M_n(x), nonzero on (0, n) (M_1 on [0, 1)).
-double cardinal(int n, double x) {
-  if (n == 1) return x >= 0 && x < 1 ? 1.0 : 0.0;
-  if (x <= 0 || x >= n) return 0;
-  return (x * cardinal(n - 1, x) + (n - x) * cardinal(n - 1, x - 1)) / (n - 1);
-}
-// Its p-th derivative: sum_q (-1)^q C(p, q) M_{n-p}(x - q).
-double cardinal_derivative(int n, int p, double x) {
-  static const int binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
-  double s = 0;
-  for (int q = 0; q <= p; ++q) s += (q % 2 ? -1.0 : 1.0) * binomial[p][q] * cardinal(n - p, x - q);
-  return s;
-}
-
-// |b(m)|^-2 of one dimension, as Tinker computes it (dftmod).
-std::vector<double> bspline_moduli(int K, int order) {
+std::vector<double> pme_bspline_moduli(int K, int order) {
   std::vector<double> mod(static_cast<std::size_t>(K));
   for (int m = 0; m < K; ++m) {
     double re = 0, im = 0;
     for (int k = 1; k < order; ++k) {
       const double arg = 2 * M_PI * m * k / K;
-      re += cardinal(order, k) * std::cos(arg);
-      im += cardinal(order, k) * std::sin(arg);
+      re += cardinal_bspline(order, k) * std::cos(arg);
+      im += cardinal_bspline(order, k) * std::sin(arg);
     }
     mod[static_cast<std::size_t>(m)] = re * re + im * im;
   }
@@ -62,6 +46,8 @@ std::vector<double> bspline_moduli(int K, int order) {
   return mod;
 }
 
+namespace {
+
 // A site's spline weights along one dimension: for the grid points k0 - i (i < order), the
 // spline and its first three derivatives with respect to the site's grid coordinate u.
 struct Splines {
@@ -70,11 +56,11 @@ struct Splines {
 };
 Splines splines(double u, int order) {
   Splines s;
-  s.first = static_cast<int>(std::floor(u));
-  const double t = u - s.first;
+  double theta[4 * kPmeMaxOrder];
+  s.first = pme_spline_weights(u, order, theta);
   for (int i = 0; i < order; ++i)
     for (int p = 0; p < 4; ++p)
-      s.theta[static_cast<std::size_t>(p)][static_cast<std::size_t>(i)] = cardinal_derivative(order, p, t + i);
+      s.theta[static_cast<std::size_t>(p)][static_cast<std::size_t>(i)] = theta[p * order + i];
   return s;
 }
 
@@ -197,7 +183,7 @@ PmeResult pme_multipole(const std::vector<Vec3>& r, const std::vector<Moments>& 
   // Convolve.
   plan.forward(q, f);
   std::array<std::vector<double>, 3> mod;
-  for (int d = 0; d < 3; ++d) mod[static_cast<std::size_t>(d)] = bspline_moduli(K[d], order);
+  for (int d = 0; d < 3; ++d) mod[static_cast<std::size_t>(d)] = pme_bspline_moduli(K[d], order);
   const double volume = box.volume();
   std::complex<double>* F = f.data();
   PmeResult out;

@@ -33,6 +33,10 @@ struct PmeGrid {
 double ewald_alpha(double cutoff);
 int pme_grid_size(double length);
 
+// |b(m)|^-2 of one dimension of K points for order-p splines, as Tinker computes it (dftmod): near-zero
+// moduli averaged with their neighbours, times the optimal zeta^2 of the exponential Euler splines.
+std::vector<double> pme_bspline_moduli(int K, int order);
+
 struct PmeResult {
   double energy = 0;                               // kcal/mol (times the electric constant given)
   std::vector<Vec3> grad;                          // dE/dx of the sites (positions fixed moments)

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "quasar/potential/amoeba/multipole_frame.hpp"
-#include "quasar/potential/amoeba/pme_multipole.hpp"
+#include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/scaled_pairs.hpp"
 
 namespace quasar::amoeba {
@@ -74,7 +74,6 @@ ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const Pair
     // Reciprocal part: (f/2) d/dx of (ud + up) K M + up K ud (the last for MUTUAL), K the reciprocal
     // interaction, from PME energies E(X) = X K X / 2 of sums of the moment sets; the self field's
     // part, -(f/2) c (ud + up) . d of each site, through its frame.
-    const PmeGrid grid{geometry.pme_size, geometry.pme_order, geometry.ewald_alpha};
     std::vector<Moments> ud(n), up(n), sum(n), all(n);
     for (std::size_t i = 0; i < n; ++i) {
       ud[i] = dipole_moments(ind.ud[i]);
@@ -97,7 +96,7 @@ ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const Pair
     }
     double cell[9] = {};
     for (const Part& part : parts) {
-      const PmeResult pme = pme_multipole(r, *part.moments, geometry.box, grid, 1.0);
+      const PmeResult pme = reciprocal_pme(geometry, r, *part.moments, 1.0);
       const double f = part.sign * half_f;
       for (std::size_t i = 0; i < n; ++i) {
         out.grad[i] += f * pme.grad[i];
