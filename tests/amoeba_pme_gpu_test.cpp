@@ -5,7 +5,8 @@
 // its local-frame set in a triclinic cell (several grids and spline orders); then whole keys with
 // Ewald sums evaluated on the CUDA backend (multipoles and polarization through the GPU's PME) against
 // the CPU. The two sides sum in different orders and cuFFT rounds differently from FFTW, so they
-// agree to rounding: 1e-11 relative to the largest value compared. The GPU tests (Gpu in their
+// agree to rounding: 1e-12 relative to the largest value compared (measured on an H100: 3.4e-14 at
+// worst, the 648 waters' virial; 1e-14 or less elsewhere). The GPU tests (Gpu in their
 // names, for bench/gpu-check.sh) skip without a GPU; once a GPU runs them, they fail if the GPU's
 // PME did not run.
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ using namespace amoeba_test;
   if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
   QUASAR_REQUIRE_FAMILY("amoeba")
 
-constexpr double kTolerance = 1e-11;
+constexpr double kTolerance = 1e-12;
 
 // The largest |got - want| over the largest |want| (1e-300 at least), printed and returned.
 double relative_worst(const std::vector<double>& want, const std::vector<double>& got, const std::string& what) {
