@@ -64,6 +64,10 @@ exact_static_ch, number_offdiag with begin offdiag ... end, qgrid, ...). The inn
 --wfn (default WFN_co.in beside INPUT: an EPM input unfolded by the point group, or a wavefunction
 file of the whole zone); the screening is --epsilon (default epsilon.h5 beside INPUT, from gw
 epsilon), which must hold eps^-1 at every q-point of the inner grid (the q -> 0 point flagged).
+A 'begin berkeleygw_symmetries ... end' block (Quasar's: the nine numbers of each "mtrx" line of
+BerkeleyGW's sigma_hp.log, in its order) makes Sigma map its q-points onto the dielectric matrices as
+that program does (eps^-1 at q -> 0 rotated by the last operation, the wings at the images it picks):
+needed to reproduce its numbers beyond 1e-3 eV (docs/formats/gw-sigma.md).
 Prints progress and writes sigma_hp.log (BerkeleyGW's layout; --output another name) and a JSON
 summary (--json, default sigma.json) in the current folder. --device cuda: the plasmon-pole sums (and
 the EPM solves) on the GPU.
@@ -148,6 +152,11 @@ int sigma(const Args& a) {
                            : "q-grid: every point with its own Coulomb averages (no_symmetries_q_grid)");
   const std::vector<double> density = gw::mean_field_density(wfn_path, ctx);
   in.settings.listed_kpoints = gw::listed_kpoints(wfn_path);
+  if (!in.settings.operations.empty()) {
+    say("q map: BerkeleyGW's, by the last of its " + std::to_string(in.settings.operations.size()) + " operations");
+    const std::vector<gw::EpsilonOfQ>& qs = eps.q;
+    for (const gw::EpsilonOfQ& e : qs) in.settings.dielectric_qpoints.push_back(e.q0 ? gw::Vec3d{0, 0, 0} : e.q);
+  }
   const gw::SigmaResult r = gw::compute_sigma(in.settings, inner, in.settings.model == gw::SigmaModel::HartreeFock ? nullptr : &eps,
                                               say, &density, &ctx);
   const std::string log = a.get("--output", "sigma_hp.log"), json = a.get("--json", "sigma.json");

@@ -10,6 +10,7 @@
 #include "quasar/core/error.hpp"
 #include "quasar/gw/coulomb_average.hpp"
 #include "quasar/gw/gpp_kernels.hpp"
+#include "quasar/gw/sigma_q_map.hpp"
 #include "quasar/gw/symmetry.hpp"
 
 namespace quasar::gw {
@@ -94,6 +95,13 @@ std::vector<IntMatrix3> rotations_of(const Wavefunctions& w) {
   for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
   return crystal_rotations(in);
 }
+std::vector<CrystalOperation> operations_of(const Wavefunctions& w) {
+  EpmInput in;
+  in.path = "the inner mean field";
+  in.lattice = w.lattice;
+  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
+  return crystal_operations(in);
+}
 Vec3d transpose_apply(const IntMatrix3& r, const Vec3d& x) {
   Vec3d y{};
   for (int i = 0; i < 3; ++i) y[i] = r[0][i] * x[0] + r[1][i] * x[1] + r[2][i] * x[2];
@@ -172,6 +180,7 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
   out.qpoints = static_cast<int>(nk);
   const MiniZoneCoulomb minizone(metric, omega, qgrid);
   const std::vector<IntMatrix3> rotations = s.symmetric_q_grid ? rotations_of(w) : std::vector<IntMatrix3>{};
+  const std::vector<CrystalOperation> crystal_ops = s.operations.empty() ? std::vector<CrystalOperation>{} : operations_of(w);
   out.coulomb_head = minizone.average({0, 0, 0});
   const double nelec = 2.0 * occ;
   out.plasma_frequency2 = 16 * kPi * nelec / omega;
@@ -189,14 +198,8 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
   int radius = 0;
   for (const GVector& g : w.gvectors) radius = std::max({radius, std::abs(g[0]), std::abs(g[1]), std::abs(g[2])});
   GBox box(radius + 2);
-  auto rho_of = [&](const GVector& g) -> std::pair<bool, double> {
-    for (std::size_t i = 0; i < w.gvectors.size(); ++i)
-      if (w.gvectors[i] == g) return {true, rho[i]};
-    return {false, 0.0};
-  };
   std::vector<long> rho_index(box.size(), -1);
   for (std::size_t i = 0; i < w.gvectors.size(); ++i) rho_index[static_cast<std::size_t>(box.index(w.gvectors[i]))] = static_cast<long>(i);
-  (void)rho_of;
 
   for (std::size_t ik = 0; ik < s.kpoints.size(); ++ik) {
     std::size_t ks = nk;
@@ -343,9 +346,17 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
       for (std::size_t g = 0; g < ng; ++g) at[g] = box.index(eps->gvectors[g]), vc[g] = coulomb(eps->gvectors[g]);
       std::vector<double> ieps(ng * ng, 0.0), wt(ng * ng, 0.0);  // column-major (G, G')
       std::vector<double> epsm1(ng * ng);
+      // At q -> 0 with BerkeleyGW's operation list: eps^-1 rotated by its last operation (sigma_q_map.hpp).
+      RotatedIndex rot;
+      if (eps->q0 && !s.operations.empty()) {
+        rot = rotated_index(s.operations.back(), crystal_ops, eps->gvectors);
+      } else {
+        rot.from.resize(ng), rot.phase.assign(ng, 1.0);
+        for (std::size_t g = 0; g < ng; ++g) rot.from[g] = g;
+      }
       for (std::size_t gp = 0; gp < ng; ++gp)
         for (std::size_t g = 0; g < ng; ++g) {
-          double e = eps->at(eps->epsilon_inverse, g, gp).real();
+          double e = rot.phase[g] * rot.phase[gp] * eps->at(eps->epsilon_inverse, rot.from[g], rot.from[gp]).real();
           if (eps->q0 && (g == 0) != (gp == 0)) e = 0;
           epsm1[g + gp * ng] = e;
         }
@@ -354,16 +365,22 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
       // eps^-1(0, G') by |q| <8 pi/|q|>/(8 pi), eps^-1(G, 0) by <8 pi/|q|> / (v_1 |q|), v_1 being the
       // (averaged) Coulomb element of the first sorted G-vector.
       if (qnz) {
+        // BerkeleyGW's image of q in [0, 1), the head's image and v_1 (sigma_q_map.hpp).
+        const Vec3d r = reduced_qpoint(mapped(qe));
+        const Vec3d head = head_image(s.operations, s.dielectric_qpoints, metric, r, mapped(qe));
         std::size_t i0 = ng;
-        for (std::size_t g = 0; g < ng; ++g)
-          if (eps->gvectors[g] == GVector{0, 0, 0}) i0 = g;
+        for (std::size_t g = 0; g < ng; ++g) {
+          GVector d{};
+          if (integer_difference(mapped(plus(qe, eps->gvectors[g])), head, d) && d == GVector{0, 0, 0}) i0 = g;
+        }
         if (i0 < ng) {
           const double qlen = std::sqrt(norm2(metric, qe));
-          const double oneoverq = minizone.average_inverse_length(mapped(qe));
+          const double oneoverq = minizone.average_inverse_length(r);
+          const double v1 = minizone.average(first_sorted(metric, r));
           for (std::size_t gp = 0; gp < ng; ++gp)
             if (gp != i0) epsm1[i0 + gp * ng] *= oneoverq * qlen / (8 * kPi);
           for (std::size_t g = 0; g < ng; ++g)
-            if (g != i0) epsm1[g + i0 * ng] *= oneoverq / (vc[0] * qlen);
+            if (g != i0) epsm1[g + i0 * ng] *= oneoverq / (v1 * qlen);
         }
       }
       for (std::size_t gp = 0; gp < ng; ++gp)

@@ -6,7 +6,8 @@
 //   BerkeleyGW's broadening, sexcut and invalid-mode rules; the static remainder; static COHSEX and
 //   Hartree-Fock as special cases. q -> 0: v(G=0) is the Monte Carlo average of 8 pi/q^2 over the
 //   mini Brillouin zone (coulomb_average.hpp), the head of W is eps^-1_00(q0) times it, the wings of
-//   eps^-1 at q0 are zero. Z = 1/(1 - dSigma/dE) by a forward difference of 1 eV; Eqp0 = Eo + Sigma -
+//   eps^-1 at q0 are zero; eps^-1 is taken at each q as BerkeleyGW's Sigma maps q onto its dielectric
+//   file (sigma_q_map.hpp). Z = 1/(1 - dSigma/dE) by a forward difference of 1 eV; Eqp0 = Eo + Sigma -
 //   Vxc, Eqp1 = Eo + Z (Sigma - Vxc); diagonal values averaged over degenerate bands.
 #include <array>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "quasar/device/context.hpp"
 #include "quasar/gw/epsilon.hpp"
+#include "quasar/gw/symmetry.hpp"
 #include "quasar/gw/wavefunctions.hpp"
 
 namespace quasar::gw {
@@ -50,6 +52,15 @@ struct SigmaSettings {
   // The inner mean field's listed (irreducible) k-points, when it came from a reduced list: each heads
   // its star in the q order, as in BerkeleyGW's unfolded grid (the listed point, then its images).
   std::vector<Vec3d> listed_kpoints;
+  // BerkeleyGW's Sigma maps each q of the grid onto a point of the dielectric file by the last of the
+  // mean field's symmetry operations (in the order of its wavefunction file) that does so. Given that
+  // list (`operations`: reciprocal-coordinate matrices M, q -> M q, as sigma_hp.log prints them) this
+  // is followed: eps^-1 at q -> 0 is used rotated by the last operation, and at q != 0 the head and
+  // wings lie at the image M q_irr of the irreducible point of `dielectric_qpoints` (epsilon.inp's
+  // q-points; the q -> 0 one as 0). Empty: eps^-1(q0) as computed, the wings at G = 0 of each q of
+  // the dielectric matrices as listed.
+  std::vector<IntMatrix3> operations;
+  std::vector<Vec3d> dielectric_qpoints;
 };
 
 // Per band (diagonal) or element (off-diagonal), eV.

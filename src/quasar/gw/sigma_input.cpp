@@ -50,7 +50,7 @@ const std::vector<std::string> kKnown = {
 constexpr const char* kValid =
     "number_bands, band_index_min, band_index_max, frequency_dependence, exact_static_ch, screening_semiconductor, "
     "dont_use_vxcdat, no_symmetries_q_grid, use_symmetries_q_grid, no_symmetries_offdiagonals, qgrid, number_offdiag, invalid_gpp_mode, "
-    "bare_coulomb_cutoff, finite_difference_spacing, begin kpoints/offdiag/qpoints ... end";
+    "bare_coulomb_cutoff, finite_difference_spacing, begin kpoints/offdiag/qpoints/berkeleygw_symmetries ... end";
 
 }  // namespace
 
@@ -90,6 +90,11 @@ SigmaInput read_sigma_input(const std::string& path) {
         if (words.size() != 3) in.fail("'offdiag': expected 3 band indices on the line (n m l), found " + std::to_string(words.size()));
         s.offdiagonal.push_back({integer("offdiag", words[0], 1, 1e6), integer("offdiag", words[1], 1, 1e6),
                                  integer("offdiag", words[2], 1, 1e6)});
+      } else if (block == "berkeleygw_symmetries") {
+        if (words.size() != 9) in.fail("'berkeleygw_symmetries': expected 9 integers on the line (an mtrx line of sigma_hp.log), found " + std::to_string(words.size()));
+        IntMatrix3 m{};
+        for (int i = 0; i < 9; ++i) m[i % 3][i / 3] = integer("berkeleygw_symmetries", words[static_cast<std::size_t>(i)], -1, 1);  // column by column
+        s.operations.push_back(m);
       } else {
         if (words.size() != 5) in.fail("'qpoints': expected 5 values on the line (qx qy qz divisor flag), found " + std::to_string(words.size()));
         const double divisor = number("qpoints", words[3]);
@@ -107,7 +112,8 @@ SigmaInput read_sigma_input(const std::string& path) {
     }
     if (key == "begin") {
       const std::string what = words.size() == 2 ? lower_case(words[1]) : "";
-      if (what != "kpoints" && what != "offdiag" && what != "qpoints") in.fail("'begin' is followed by kpoints, offdiag or qpoints");
+      if (what != "kpoints" && what != "offdiag" && what != "qpoints" && what != "berkeleygw_symmetries")
+        in.fail("'begin' is followed by kpoints, offdiag, qpoints or berkeleygw_symmetries");
       if (block_done[what]) in.fail("a second 'begin " + what + "' block");
       block = what;
       continue;
@@ -170,6 +176,8 @@ SigmaInput read_sigma_input(const std::string& path) {
         throw InputError(path, 0, "'offdiag': band " + std::to_string(b) + " is outside band_index_min..band_index_max");
   // The static remainder (GPP) and the exact static CH (COHSEX): BerkeleyGW's defaults.
   if (!in.seen("exact_static_ch")) s.exact_static_ch = s.model == SigmaModel::Cohsex;
+  if (!s.operations.empty() && s.operations.front() != IntMatrix3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}})
+    throw InputError(path, 0, "'berkeleygw_symmetries': the first operation must be the identity, as in BerkeleyGW's files");
   s.symmetric_q_grid = out.symmetric_q_grid;
   return out;
 }
