@@ -8,11 +8,13 @@
 // cutoff or with particle-mesh Ewald (pair_geometry.hpp); a force field whose key leaves other terms
 // on is refused by name. With atoms on the CUDA backend the valence terms and van der Waals run as
 // kernels (valence_gpu.hpp, vdw_gpu.hpp); multipoles and polarization run on the CPU on a host copy
-// of the positions, their forces, energy and virial added back into the device's outputs.
+// of the positions, their forces, energy and virial added back into the device's outputs, except
+// polarization's induced dipoles, solved on the device (induce_gpu.hpp).
 #include <memory>
 #include <string>
 
 #include "quasar/potential/amoeba/multipole_setup.hpp"
+#include "quasar/potential/amoeba/pair_geometry.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
 #include "quasar/potential/amoeba/polarization_term.hpp"
 #include "quasar/potential/amoeba/valence_gpu.hpp"
@@ -76,6 +78,13 @@ class AmoebaTerm : public Potential {
   bool timing_ = false;
   Times times_;
 };
+
+// The pairs and Ewald settings of the electrostatic terms (pair_geometry.hpp) for atoms in `box`, the
+// structure's cell or the key's (periodic: either is periodic): the key's cutoffs, Ewald alpha and PME
+// grid, or Tinker's defaults. `what` names the term in errors (InputError naming the key): Ewald sums
+// without a cell, a cutoff of more than half the cell. The candidates are left to the caller.
+PairGeometry electrostatic_geometry(const Parameters& p, const ElectrostaticSystem& e, const Box& box, bool periodic,
+                                   const std::string& what);
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose
 // records the parameters hold, van der Waals, multipoles and polarization. Throws InputError "not
