@@ -6,7 +6,9 @@
 // The two sides round differently (the quadrupole's trace enters the tensors and cancels): agreement
 // to 1e-13 of the terms' magnitude. Then the kernels' per-atom sums (induce_forms.hpp) run on the
 // host over the tables the GPU receives (induce_tables): direct fields, a mutual product and the
-// preconditioner of the 648 waters (PME and a cutoff) and vasopressin against the CPU's loops.
+// preconditioner of the 648 waters (PME and a cutoff) and vasopressin against the CPU's loops, and
+// the GPU's solver loop (induce_solver.hpp) on those sums against induce(): the same step count and
+// dipoles.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -16,6 +18,7 @@
 
 #include "quasar/potential/amoeba/field_forms.hpp"
 #include "quasar/potential/amoeba/induce_gpu.hpp"
+#include "quasar/potential/amoeba/induce_solver.hpp"
 #include "quasar/potential/amoeba/multipole_frame.hpp"
 #include "quasar/potential/amoeba/multipole_pair.hpp"
 #include "quasar/potential/amoeba/scaled_pairs.hpp"
@@ -199,6 +202,65 @@ std::vector<Vec3> generic_precondition(const ElectrostaticSystem& e, const PairG
   return z;
 }
 
+// induce_solver.hpp's operations on host arrays with the kernels' per-atom sums and, under Ewald
+// sums, the CPU's reciprocal and self fields added as host_reciprocal_hook adds them.
+struct HostOps {
+  const InduceArgs& args;
+  const PairGeometry& g;
+  const std::vector<Vec3>& r;
+  std::vector<double> x[2], rs[2], z[2], p[2], product, applied;
+  int n() const { return args.n; }
+  void product_of(const std::vector<double>& v) {
+    product.assign(v.size(), 0.0);
+    for (int i = 0; i < n(); ++i) store3(product.data(), i, mutual_field_at(args, i, v.data()));
+    if (g.ewald_alpha <= 0) return;
+    std::vector<Moments> dm(r.size());
+    for (int i = 0; i < n(); ++i) dm[static_cast<std::size_t>(i)] = dipole_moments(load3(v.data(), i));
+    std::vector<Vec3> add(r.size());
+    add_reciprocal_field(g, r, dm, add);
+    for (int i = 0; i < n(); ++i)
+      for (int a = 0; a < 3; ++a) {
+        product[static_cast<std::size_t>(3 * i + a)] += add[static_cast<std::size_t>(i)][a];
+        product[static_cast<std::size_t>(3 * i + a)] += ewald_self_field(g.ewald_alpha) * v[static_cast<std::size_t>(3 * i + a)];
+      }
+  }
+  void product_of_x(int f) { product_of(x[f]); }
+  void product_of_p(int f) { product_of(p[f]); }
+  void start_residual(int f) {
+    rs[f].resize(product.size());
+    for (std::size_t j = 0; j < product.size(); ++j) rs[f][j] = args.alpha[j / 3] > 0 ? product[j] : 0.0;
+  }
+  void precondition(int f) {
+    z[f].resize(rs[f].size());
+    for (int i = 0; i < n(); ++i) store3(z[f].data(), i, precondition_at(args, i, rs[f].data()));
+  }
+  void start_direction(int f) { p[f] = z[f]; }
+  void apply_operator(int f) {
+    applied.resize(p[f].size());
+    for (std::size_t j = 0; j < applied.size(); ++j) {
+      const double al = args.alpha[j / 3];
+      applied[j] = al > 0 ? (1 / al) * p[f][j] - product[j] : 0.0;
+    }
+  }
+  void step(int f, double s) {
+    for (std::size_t j = 0; j < x[f].size(); ++j) {
+      x[f][j] += s * p[f][j];
+      rs[f][j] -= s * applied[j];
+    }
+  }
+  void direction(int f, double beta) {
+    for (std::size_t j = 0; j < p[f].size(); ++j) p[f][j] = z[f][j] + beta * p[f][j];
+  }
+  static double dot(const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0;
+    for (std::size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
+    return sum;
+  }
+  double dot_rs_z(int f) { return dot(rs[f], z[f]); }
+  double dot_rs_rs(int f) { return dot(rs[f], rs[f]); }
+  double dot_p_applied(int f) { return dot(p[f], applied); }
+};
+
 void expect_atom_sums_match(amoeba_test::PolarSystem which, const std::string& name) {
   amoeba_test::Polarizable p;
   if (!amoeba_test::load_polarizable(p, which))
@@ -247,6 +309,30 @@ void expect_atom_sums_match(amoeba_test::PolarSystem which, const std::string& n
   std::vector<Vec3> z(n);
   for (std::size_t i = 0; i < n; ++i) z[i] = precondition_at(args, static_cast<int>(i), tf.data());
   const double wz = expect_same_fields(z, generic_precondition(e, p.g, p.r, tc), name + " preconditioner");
+  // The solver loop on these sums, from the direct dipoles, against induce().
+  HostOps ops{args, p.g, p.r, {}, {}, {}, {}, {}, {}};
+  std::size_t polar = 0;
+  for (std::size_t i = 0; i < n; ++i) polar += e.alpha[i] > 0;
+  for (int f = 0; f < 2; ++f) {
+    ops.x[f].resize(3 * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a) ops.x[f][3 * i + static_cast<std::size_t>(a)] = e.alpha[i] * (f == 0 ? fd : fp)[i][a];
+  }
+  int iterations = 0;
+  double residual = 0;
+  induce_conjugate_gradient(ops, e, polar, iterations, residual);
+  const InducedDipoles want = induce(e, p.g, p.r);
+  EXPECT_EQ(iterations, want.iterations) << name;
+  EXPECT_GT(iterations, 2) << name;
+  EXPECT_NEAR(residual, want.residual, 1e-6 * want.residual) << name;
+  double du = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a)
+      du = std::max({du, std::abs(ops.x[0][3 * i + static_cast<std::size_t>(a)] - want.ud[i][a]),
+                     std::abs(ops.x[1][3 * i + static_cast<std::size_t>(a)] - want.up[i][a])});
+  EXPECT_LT(kInduceDebye * du, 1e-4 * e.polar_eps) << name;
+  std::cout << name << ": " << iterations << " steps as induce(), dipoles " << kInduceDebye * du
+            << " Debye apart (polar-eps " << e.polar_eps << ")\n";
   std::cout << name << ": worst relative field_d " << wd << ", field_p " << wp << ", T u " << wt << ", preconditioner "
             << wz << "\n";
 }

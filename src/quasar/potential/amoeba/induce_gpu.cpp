@@ -9,6 +9,7 @@
 #include "quasar/core/error.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/potential/amoeba/induce_launch.hpp"
+#include "quasar/potential/amoeba/induce_solver.hpp"
 #include "quasar/potential/amoeba/multipole_frame.hpp"
 
 namespace quasar::amoeba {
@@ -111,8 +112,6 @@ InduceArgs induce_args(const InduceTables& t, const ElectrostaticSystem& e, cons
 #ifdef QUASAR_HAVE_CUDA
 
 namespace {
-
-constexpr double kDebye = 4.80321;  // e Å in Debye, Tinker's (induced_dipoles.cpp)
 
 std::vector<double> flatten(const std::vector<Vec3>& v) {
   std::vector<double> out(3 * v.size());
@@ -237,13 +236,31 @@ double InduceGpu::dot(const Array<double>& a, const Array<double>& b) {
   return s;
 }
 
+struct InduceGpu::DeviceOps {
+  InduceGpu& g;
+  const ReciprocalFieldHook& hook;
+  InduceArgs args;
+  void product_of_x(int f) { g.mutual_product(g.x_[f].data(), g.product_.data(), hook); }
+  void product_of_p(int f) { g.mutual_product(g.p_[f].data(), g.product_.data(), hook); }
+  void start_residual(int f) { launch_start_residual(g.n_, g.alpha_.data(), g.product_.data(), g.rs_[f].data()); }
+  void precondition(int f) { launch_precondition(args, g.rs_[f].data(), g.z_[f].data()); }
+  void start_direction(int f) { g.p_[f].copy_from(g.z_[f]); }
+  void apply_operator(int f) {
+    launch_apply_operator(g.n_, g.alpha_.data(), g.p_[f].data(), g.product_.data(), g.applied_.data());
+  }
+  void step(int f, double s) { launch_step(g.n_, s, g.p_[f].data(), g.applied_.data(), g.x_[f].data(), g.rs_[f].data()); }
+  void direction(int f, double beta) { launch_direction(g.n_, beta, g.z_[f].data(), g.p_[f].data()); }
+  double dot_rs_z(int f) { return g.dot(g.rs_[f], g.z_[f]); }
+  double dot_rs_rs(int f) { return g.dot(g.rs_[f], g.rs_[f]); }
+  double dot_p_applied(int f) { return g.dot(g.p_[f], g.applied_); }
+};
+
 InducedDipoles InduceGpu::solve(const std::vector<Moments>& M, const ReciprocalFieldHook& hook) {
   const std::size_t n = M.size();
   const bool ewald = g_.ewald_alpha > 0;
   if (ewald && !hook) throw Error("amoeba induce on the GPU: Ewald sums need a reciprocal-field hook");
   InducedDipoles out;
   direct_product(M, hook);
-  const InduceArgs args = device_args();
   launch_scale_by_alpha(n_, alpha_.data(), field_d_.data(), x_[0].data());
   launch_scale_by_alpha(n_, alpha_.data(), field_p_.data(), x_[1].data());
   std::size_t polar = 0;
@@ -256,44 +273,10 @@ InducedDipoles InduceGpu::solve(const std::vector<Moments>& M, const ReciprocalF
     return out;
   };
   if (!e_.mutual || polar == 0) return finish();
-  // induce()'s conjugate gradient, step for step: per field the residual rs = E + T u - u/alpha,
-  // the preconditioned z and the direction p.
-  double rz[2];
-  for (int f = 0; f < 2; ++f) {
-    mutual_product(x_[f].data(), product_.data(), hook);
-    launch_start_residual(n_, alpha_.data(), product_.data(), rs_[f].data());
-    launch_precondition(args, rs_[f].data(), z_[f].data());
-    p_[f].copy_from(z_[f]);
-    rz[f] = dot(rs_[f], z_[f]);
-  }
-  auto rms = [&] {
-    const double worst = std::max(dot(rs_[0], rs_[0]), dot(rs_[1], rs_[1]));
-    return kDebye * std::sqrt(worst / static_cast<double>(polar));
-  };
-  out.residual = rms();
-  while (out.residual >= e_.polar_eps) {
-    if (out.iterations >= e_.polar_iter)
-      throw Error("amoeba polarization: the induced dipoles did not converge to polar-eps " +
-                  std::to_string(e_.polar_eps) + " in " + std::to_string(e_.polar_iter) + " steps (RMS residual " +
-                  std::to_string(out.residual) + " Debye); raise polar-iter or polar-eps");
-    for (int f = 0; f < 2; ++f) {
-      if (rz[f] == 0) continue;
-      mutual_product(p_[f].data(), product_.data(), hook);
-      launch_apply_operator(n_, alpha_.data(), p_[f].data(), product_.data(), applied_.data());
-      const double step = rz[f] / dot(p_[f], applied_);
-      launch_step(n_, step, p_[f].data(), applied_.data(), x_[f].data(), rs_[f].data());
-      launch_precondition(args, rs_[f].data(), z_[f].data());
-      const double next = dot(rs_[f], z_[f]);
-      const double beta = next / rz[f];
-      rz[f] = next;
-      launch_direction(n_, beta, z_[f].data(), p_[f].data());
-    }
-    ++out.iterations;
-    out.residual = rms();
-  }
+  DeviceOps ops{*this, hook, device_args()};
+  induce_conjugate_gradient(ops, e_, polar, out.iterations, out.residual);
   return finish();
 }
-
 
 InducedDipoles induce_gpu(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
                           const ReciprocalFieldHook& hook) {

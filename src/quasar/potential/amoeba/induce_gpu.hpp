@@ -2,7 +2,7 @@
 // AMOEBA's induced dipoles on the GPU, in double, as induced_dipoles.cpp computes them on the CPU and
 // with its formulas (field_forms.hpp): the d- and p-scaled direct fields of the lab-frame moments,
 // the u-scaled mutual field T u, Tinker's preconditioner and the conjugate gradient for both dipole
-// sets, all on the device. One thread per atom gathers its own partners in ascending order (every
+// sets (induce_solver.hpp), all on the device. One thread per atom gathers its own partners in ascending order (every
 // atom in the gas phase; in a periodic cell a full list made on the host from the CPU's candidate
 // list, pair_list.hpp, uploaded once per evaluation), its scale factors found by walking its sorted
 // exclusion partners: no atomics, the same bits every run. Dot products are one block's fixed-order
@@ -71,6 +71,7 @@ class InduceGpu {
   const Array<double>& up() const { return x_[1]; }
 
  private:
+  struct DeviceOps;  // induce_solver.hpp's operations on the device arrays
   void mutual_product(const double* u, double* field, const ReciprocalFieldHook& hook);
   void direct_product(const std::vector<Moments>& M, const ReciprocalFieldHook& hook);
   double dot(const Array<double>& a, const Array<double>& b);
