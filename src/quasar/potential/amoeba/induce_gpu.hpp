@@ -2,11 +2,11 @@
 // AMOEBA's induced dipoles on the GPU, in double, as induced_dipoles.cpp computes them on the CPU and
 // with its formulas (field_forms.hpp): the d- and p-scaled direct fields of the lab-frame moments,
 // the u-scaled mutual field T u, Tinker's preconditioner and the conjugate gradient for both dipole
-// sets (induce_solver.hpp), all on the device. One thread per atom gathers its own partners in ascending order (every
-// atom in the gas phase; in a periodic cell a full list made on the host from the CPU's candidate
-// list, pair_list.hpp, uploaded once per evaluation), its scale factors found by walking its sorted
-// exclusion partners: no atomics, the same bits every run. Dot products are one block's fixed-order
-// sums, whose scalars the host reads to steer the solver (as the CPU's loop).
+// sets (induce_solver.hpp), all on the device. One thread per atom gathers its own partners in
+// ascending order (induce_forms.hpp; every atom in the gas phase, in a periodic cell a full list made
+// on the host from the CPU's candidate list, pair_list.hpp, uploaded once per evaluation), its scale
+// factors found by walking its sorted exclusion partners: no atomics, the same bits every run. Dot
+// products are one block's fixed-order sums, whose scalars the host reads to steer the solver.
 //
 // With Ewald sums the reciprocal-space field and the self field are the caller's, through a hook
 // (ReciprocalFieldHook) that takes device arrays, so that a GPU particle-mesh Ewald plugs in; the
@@ -24,11 +24,12 @@ namespace quasar::amoeba {
 // sources plus Ewald's self field (4 alpha^3 / (3 sqrt(pi))) times each site's dipole, i.e. what
 // add_reciprocal_field and ewald_self_field add on the CPU. The sources are device arrays, atom-major,
 // `width` values per atom in input order: width 13 for lab-frame moments (Tinker's layout, q, d,
-// Q / 3 as a full matrix, multipole_pair.hpp), width 3 for dipoles. Called on the default stream
-// (work queued before it is visible to it; it must leave its additions queued or done before it
-// returns), with the positions of the evaluation that made the InduceGpu (the hook keeps its own
-// copy: it is not told them), once for the permanent moments and once per dipole product (twice per
-// solver step, once per dipole set).
+// Q / 3 as a full matrix, multipole_pair.hpp), width 3 for dipoles. It adds (field holds the real
+// space part, or zeros for the permanent moments). Called from the host between launches on the
+// default stream (the work queued before is visible to it; its additions must be queued on that
+// stream or done when it returns), for the positions of the evaluation that made the InduceGpu, in
+// input order (the hook holds them itself: it is not told them), once for the permanent moments and
+// once per dipole product (two to start and up to two per solver step, one per dipole set).
 using ReciprocalFieldHook = std::function<void(const double* sources, int width, double* field)>;
 
 // The hook through the CPU's particle-mesh Ewald: a host round trip of sources and field.
