@@ -7,6 +7,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
+#include "quasar/potential/amoeba/induce_gpu.hpp"
 #include "quasar/potential/amoeba/multipole_term.hpp"
 #include "quasar/potential/amoeba/pme_multipole.hpp"
 #include "quasar/potential/amoeba/valence_terms.hpp"
@@ -160,29 +161,7 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
     const std::string what = std::string(term_name(term_));
     if (a.system) throw Error("amoeba " + name() + ": computes one system at a time, not a batch");
     const ElectrostaticSystem& e = electrostatics_;
-    PairGeometry geometry;
-    if (periodic || parameters_->cell) {
-      geometry.periodic = true;
-      geometry.box = a.box;
-      geometry.cutoff = e.ewald ? e.ewald_cutoff : e.cutoff > 0 ? e.cutoff : 9.0;
-      if (e.ewald) {  // the key's Ewald settings, or Tinker's defaults
-        geometry.ewald_alpha = e.ewald_alpha > 0 ? e.ewald_alpha : ewald_alpha(e.ewald_cutoff);
-        geometry.pme_order = e.pme_order;
-        for (int d = 0; d < 3; ++d) {
-          const Vec3 v = a.box.h.r[d];
-          geometry.pme_size[static_cast<std::size_t>(d)] =
-              e.pme_grid[static_cast<std::size_t>(d)] > 0 ? e.pme_grid[static_cast<std::size_t>(d)]
-                                                          : pme_grid_size(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
-        }
-      }
-      for (int c = 0; c < 3; ++c)
-        if (a.box.periodic[c] && 2 * geometry.cutoff > a.box.plane_spacing(c))
-          throw InputError(parameters_->key_path, 0,
-                           "not yet supported: " + what + " with a cutoff of more than half the cell (Tinker's replicas)");
-    } else {
-      if (e.ewald) throw InputError(parameters_->key_path, 0, "'ewald' needs a periodic cell (" + what + ")");
-      if (e.cutoff > 0) geometry.cutoff = e.cutoff;
-    }
+    PairGeometry geometry = electrostatic_geometry(*parameters_, e, a.box, periodic || parameters_->cell.has_value(), what);
     std::optional<HostAtoms> host;  // on the GPU: the CPU computes on a host copy, PME on the GPU
     if (gpu) host.emplace(a);
     if (gpu && e.ewald) {
@@ -207,7 +186,13 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
       times_.reciprocal = parts.reciprocal;
     } else {
       const auto t0 = std::chrono::steady_clock::now();
+#ifdef QUASAR_HAVE_CUDA
+      // On the GPU the fields and the solve run on the device (the reciprocal part of Ewald sums
+      // through geometry.pme_gpu); the energy and forces from the dipoles copied back.
+      induced_ = gpu ? induce_gpu(e, geometry, r) : induce(e, geometry, r);
+#else
       induced_ = induce(e, geometry, r);
+#endif
       times_.induce = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       times_.iterations = induced_.iterations;
       res = polarization_energy(e, geometry, r, induced_, req.per_atom);
@@ -234,6 +219,34 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
     throw_no_cuda("amoeba on the GPU");
 #endif
   }
+}
+
+PairGeometry electrostatic_geometry(const Parameters& p, const ElectrostaticSystem& e, const Box& box, bool periodic,
+                                   const std::string& what) {
+  PairGeometry geometry;
+  if (periodic) {
+    geometry.periodic = true;
+    geometry.box = box;
+    geometry.cutoff = e.ewald ? e.ewald_cutoff : e.cutoff > 0 ? e.cutoff : 9.0;
+    if (e.ewald) {  // the key's Ewald settings, or Tinker's defaults
+      geometry.ewald_alpha = e.ewald_alpha > 0 ? e.ewald_alpha : ewald_alpha(e.ewald_cutoff);
+      geometry.pme_order = e.pme_order;
+      for (int d = 0; d < 3; ++d) {
+        const Vec3 v = box.h.r[d];
+        geometry.pme_size[static_cast<std::size_t>(d)] =
+            e.pme_grid[static_cast<std::size_t>(d)] > 0 ? e.pme_grid[static_cast<std::size_t>(d)]
+                                                        : pme_grid_size(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+      }
+    }
+    for (int c = 0; c < 3; ++c)
+      if (box.periodic[c] && 2 * geometry.cutoff > box.plane_spacing(c))
+        throw InputError(p.key_path, 0,
+                         "not yet supported: " + what + " with a cutoff of more than half the cell (Tinker's replicas)");
+  } else {
+    if (e.ewald) throw InputError(p.key_path, 0, "'ewald' needs a periodic cell (" + what + ")");
+    if (e.cutoff > 0) geometry.cutoff = e.cutoff;
+  }
+  return geometry;
 }
 
 ForceField load_tinker_force_field(const std::string& key_path, const std::string& parameter_file) {

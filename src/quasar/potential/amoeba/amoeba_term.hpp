@@ -9,11 +9,13 @@
 // on is refused by name. With atoms on the CUDA backend the valence terms and van der Waals run as
 // kernels (valence_gpu.hpp, vdw_gpu.hpp); multipoles and polarization run on the CPU on a host copy
 // of the positions, their forces, energy and virial added back into the device's outputs, except
-// for their particle-mesh Ewald, which runs on the GPU (pme_gpu.hpp) through host copies.
+// for their particle-mesh Ewald (pme_gpu.hpp) and polarization's induced dipoles (induce_gpu.hpp),
+// which run on the GPU.
 #include <memory>
 #include <string>
 
 #include "quasar/potential/amoeba/multipole_setup.hpp"
+#include "quasar/potential/amoeba/pair_geometry.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
 #include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/polarization_term.hpp"
@@ -82,6 +84,13 @@ class AmoebaTerm : public Potential {
   bool timing_ = false;
   Times times_;
 };
+
+// The pairs and Ewald settings of the electrostatic terms (pair_geometry.hpp) for atoms in `box`, the
+// structure's cell or the key's (periodic: either is periodic): the key's cutoffs, Ewald alpha and PME
+// grid, or Tinker's defaults. `what` names the term in errors (InputError naming the key): Ewald sums
+// without a cell, a cutoff of more than half the cell. The candidates are left to the caller.
+PairGeometry electrostatic_geometry(const Parameters& p, const ElectrostaticSystem& e, const Box& box, bool periodic,
+                                   const std::string& what);
 
 // The force field of a Tinker key: a term for every valence term the key leaves on and whose
 // records the parameters hold, van der Waals, multipoles and polarization. Throws InputError "not

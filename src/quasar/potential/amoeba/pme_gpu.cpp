@@ -84,7 +84,7 @@ void PmeGpu::add_dipole_field(const double* dipoles, double* field) {
   gather_field(field);
 }
 
-void PmeGpu::prepare_host(const std::vector<Vec3>& r, const Box& box, const PmeGrid& grid) {
+void PmeGpu::prepare(const std::vector<Vec3>& r, const Box& box, const PmeGrid& grid) {
   set_grid(grid, box);
   if (sites_set_ && r.size() == host_positions_.size() &&
       std::equal(r.begin(), r.end(), host_positions_.begin(),
@@ -99,7 +99,7 @@ void PmeGpu::prepare_host(const std::vector<Vec3>& r, const Box& box, const PmeG
 PmeResult PmeGpu::compute(const std::vector<Vec3>& r, const std::vector<Moments>& M, const Box& box,
                           const PmeGrid& grid, double electric) {
   if (M.size() != r.size()) throw Error("amoeba PME on the GPU: moments and positions differ in number");
-  prepare_host(r, box, grid);
+  prepare(r, box, grid);
   const std::size_t n = r.size();
   moments_.resize(13 * n);
   moments_.upload(reinterpret_cast<const double*>(M.data()), 13 * n);
@@ -129,7 +129,7 @@ void PmeGpu::add_field(const std::vector<Vec3>& r, const std::vector<Moments>& M
                        std::vector<Vec3>& field) {
   if (M.size() != r.size() || field.size() != r.size())
     throw Error("amoeba PME on the GPU: moments, fields and positions differ in number");
-  prepare_host(r, box, grid);
+  prepare(r, box, grid);
   const std::size_t n = r.size();
   moments_.resize(13 * n);
   moments_.upload(reinterpret_cast<const double*>(M.data()), 13 * n);

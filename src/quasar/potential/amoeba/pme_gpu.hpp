@@ -65,6 +65,10 @@ class PmeGpu {
   void add_field(const double* moments, double* field);
   void add_dipole_field(const double* dipoles, double* field);
 
+  // field += the reciprocal field of `sources` (width 13: moments, width 3: dipoles) plus Ewald's
+  // self field `self` times each site's dipole, summed in the CPU's order (induced_dipoles.cpp): what
+  // the induced-dipole solver's ReciprocalFieldHook adds (induce_gpu.hpp), all on the device.
+  void add_ewald_field(const double* sources, int width, double self, double* field);
   // Evaluations (spread, forward and backward FFT, gather) run so far: tests check with it that the
   // GPU did the work.
   long evaluations() const { return evaluations_; }
@@ -72,6 +76,9 @@ class PmeGpu {
   // The host's arrays through the device (uploads, one evaluation, downloads), for the terms that
   // still compute the rest on the host: pme_multipole's result, and add_reciprocal_field. The
   // sites are set again only when the positions, grid or cell differ from the last call's.
+  // The sites at r (host) for this grid and cell: uploaded and set only when they differ from the
+  // last ones.
+  void prepare(const std::vector<Vec3>& r, const Box& box, const PmeGrid& grid);
   PmeResult compute(const std::vector<Vec3>& r, const std::vector<Moments>& M, const Box& box, const PmeGrid& grid,
                     double electric);
   void add_field(const std::vector<Vec3>& r, const std::vector<Moments>& M, const Box& box, const PmeGrid& grid,
@@ -85,7 +92,6 @@ class PmeGpu {
   void gather_multipoles(const double* moments, double electric);
   void gather_field(double* field);
   void check_ready(const char* what) const;
-  void prepare_host(const std::vector<Vec3>& r, const Box& box, const PmeGrid& grid);
 
   std::unique_ptr<device::Context> ctx_;
   std::unique_ptr<device::FftPlan> plan_;
@@ -104,7 +110,8 @@ class PmeGpu {
   Array<unsigned char> sort_scratch_{Backend::Cuda};
   Array<double> coef_{Backend::Cuda};     // 10 spline-derivative coefficients per site
   Array<double> partial_{Backend::Cuda};  // per block of grid points: the virial's cell part (9)
-  // The host path's copies: the positions of the sites set, the moments, a field.
+  // The host path's copies: the positions of the sites set, the moments, a field (also
+  // add_ewald_field's reciprocal part).
   std::vector<Vec3> host_positions_;
   Array<double> positions_{Backend::Cuda}, moments_{Backend::Cuda}, field_{Backend::Cuda};
 };

@@ -9,5 +9,8 @@ void PmeGpu::spread_and_convolve(const double*, Source, bool, double) {
 }
 void PmeGpu::gather_multipoles(const double*, double) { throw_no_cuda("AMOEBA's particle-mesh Ewald on the GPU"); }
 void PmeGpu::gather_field(double*) { throw_no_cuda("AMOEBA's particle-mesh Ewald on the GPU"); }
+void PmeGpu::add_ewald_field(const double*, int, double, double*) {
+  throw_no_cuda("AMOEBA's particle-mesh Ewald on the GPU");
+}
 
 }  // namespace quasar::amoeba

@@ -100,6 +100,22 @@ __global__ void gather_field_kernel(PmeMesh m, const double* __restrict__ theta,
 // One block: totals[k] = sum over sites of site[10 j + k], plus for the virial (k >= 1) the sum of
 // the convolution's block partials, each sum in a fixed order.
 constexpr int kSumBlock = 256;
+// field += recip + self d for moments (the host's order: the two summed first), or field += recip
+// and then self u for dipoles (induced_dipoles.cpp's mutual field).
+__global__ void add_self_field_kernel(const double* __restrict__ sources, int width, double self,
+                                      const double* __restrict__ recip, long n, double* __restrict__ field) {
+  const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  for (int a = 0; a < 3; ++a) {
+    if (width == 13) {
+      field[3 * i + a] += recip[3 * i + a] + self * sources[13 * i + 1 + a];
+    } else {
+      field[3 * i + a] += recip[3 * i + a];
+      field[3 * i + a] += self * sources[3 * i + a];
+    }
+  }
+}
+
 __global__ void totals_kernel(const double* __restrict__ site, long n, const double* __restrict__ partial,
                               long blocks, double* __restrict__ totals) {
   using Reduce = cub::BlockReduce<double, kSumBlock>;
@@ -203,6 +219,18 @@ void PmeGpu::gather_field(double* field) {
   gather_field_kernel<<<grid_for(n, kBlock), kBlock>>>(m, theta_.data(), cell_.data(),
                                                        reinterpret_cast<const double*>(mesh_.data()), n, field);
   QUASAR_LAUNCH_CHECK("gather_field_kernel");
+}
+
+void PmeGpu::add_ewald_field(const double* sources, int width, double self, double* field) {
+  if (width != 3 && width != 13) throw Error("amoeba PME on the GPU: sources of width " + std::to_string(width));
+  field_.resize(3 * sites_);
+  field_.set_zero();
+  if (width == 13) add_field(sources, field_.data());
+  else add_dipole_field(sources, field_.data());
+  const long n = static_cast<long>(sites_);
+  if (n == 0) return;
+  add_self_field_kernel<<<grid_for(n, kBlock), kBlock>>>(sources, width, self, field_.data(), n, field);
+  QUASAR_LAUNCH_CHECK("add_self_field_kernel");
 }
 
 }  // namespace quasar::amoeba
