@@ -22,16 +22,19 @@ if [ "${1:-}" = --fetch-wheels ]; then
   ls -l "$dir"
   exit 0
 fi
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+if [ -n "${OPENMM_WHEELS:-}" ]; then
+  # Into a folder on the machine's own Python (there a virtual environment holding numpy and PyTorch, whose
+  # packages a new environment would not see); nothing from the network.
+  site=${QUASAR_OPENMM_SITE:-/tmp/openmm-site}
+  python3 -c 'import openmm.app; openmm.app.TinkerFiles' >/dev/null 2>&1 ||
+    [ -d "$site/openmm" ] || python3 -m pip install -q --no-index --no-deps --target "$site" "$OPENMM_WHEELS"/*.whl >&2
+  export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
+  exec python3 bench/amoeba-openmm.py "$@"
+fi
 venv=${QUASAR_OPENMM_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/quasar/openmm-venv}
 if ! "$venv/bin/python" -c 'import openmm.app; openmm.app.TinkerFiles' >/dev/null 2>&1; then
-  if [ -n "${OPENMM_WHEELS:-}" ]; then
-    # The machine's numpy through its site packages; nothing from the network.
-    python3 -m venv --system-site-packages "$venv" >&2
-    "$venv/bin/pip" install -q --no-index --no-deps "$OPENMM_WHEELS"/*.whl >&2
-  else
-    python3 -m venv "$venv" >&2
-    "$venv/bin/pip" install -q "openmm==$version" >&2
-  fi
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install -q "openmm==$version" >&2
 fi
-[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 exec "$venv/bin/python" bench/amoeba-openmm.py "$@"
