@@ -11,16 +11,34 @@ namespace quasar::amoeba {
 MpoleTables mpole_tables(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r) {
   MpoleTables t{induce_tables(e, g, r), {}};
   const InduceTables& p = t.pairs;
-  t.scale_m.resize(p.scale_partner.size());
-  for (std::size_t i = 0; i + 1 < p.scale_offset.size(); ++i)
+  const std::size_t n = r.size();
+  t.scale_m.assign(p.scale_partner.size(), 1.0);
+  // The entries with a higher partner from the atom's own records in scratch (the last one wins, as
+  // in ScaleScratch); then each entry with a lower partner copies the partner's entry for the pair.
+  std::vector<double> m_of(n, 1.0);
+  auto set = [&](std::size_t i, bool on) {
+    for (int j = e.scale_offset[i]; j < e.scale_offset[i + 1]; ++j) {
+      const PairScale& sc = e.scales[static_cast<std::size_t>(j)];
+      m_of[static_cast<std::size_t>(sc.partner)] = on ? sc.m : 1.0;
+    }
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    set(i, true);
     for (int q = p.scale_offset[i]; q < p.scale_offset[i + 1]; ++q) {
       const std::size_t k = static_cast<std::size_t>(p.scale_partner[static_cast<std::size_t>(q)]);
-      const std::size_t lo = std::min(i, k), hi = std::max(i, k);
-      double m = 1;
-      for (int j = e.scale_offset[lo]; j < e.scale_offset[lo + 1]; ++j)
-        if (static_cast<std::size_t>(e.scales[static_cast<std::size_t>(j)].partner) == hi)
-          m = e.scales[static_cast<std::size_t>(j)].m;
-      t.scale_m[static_cast<std::size_t>(q)] = m;
+      if (k > i) t.scale_m[static_cast<std::size_t>(q)] = m_of[k];
+    }
+    set(i, false);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (int q = p.scale_offset[i]; q < p.scale_offset[i + 1]; ++q) {
+      const int k = p.scale_partner[static_cast<std::size_t>(q)];
+      if (static_cast<std::size_t>(k) > i) continue;
+      const auto first = p.scale_partner.begin() + p.scale_offset[static_cast<std::size_t>(k)];
+      const auto last = p.scale_partner.begin() + p.scale_offset[static_cast<std::size_t>(k) + 1];
+      const auto at = std::lower_bound(first, last, static_cast<int>(i));
+      if (at == last || *at != static_cast<int>(i)) throw Error("amoeba mpole_tables: a scale entry listed once");
+      t.scale_m[static_cast<std::size_t>(q)] = t.scale_m[static_cast<std::size_t>(at - p.scale_partner.begin())];
     }
   return t;
 }
