@@ -168,6 +168,10 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
       if (!pme_gpu_) pme_gpu_ = std::make_unique<PmeGpu>();
       geometry.pme_gpu = pme_gpu_.get();
     }
+    if (gpu && term_ == Term::Multipole) {
+      if (!mpole_gpu_) mpole_gpu_ = std::make_unique<MpoleGpu>();
+      geometry.mpole_gpu = mpole_gpu_.get();
+    }
     const std::vector<Vec3> r = input_positions(gpu ? host->ref : a);
     // In a cell, the pairs within the cutoffs (the real-space one, and the solver preconditioner's)
     // from the cell lists: every pair loop is then O(N).

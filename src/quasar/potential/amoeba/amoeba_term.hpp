@@ -9,11 +9,12 @@
 // on is refused by name. With atoms on the CUDA backend the valence terms and van der Waals run as
 // kernels (valence_gpu.hpp, vdw_gpu.hpp); multipoles and polarization run on the CPU on a host copy
 // of the positions, their forces, energy and virial added back into the device's outputs, except
-// for their particle-mesh Ewald (pme_gpu.hpp) and polarization's induced dipoles (induce_gpu.hpp),
-// which run on the GPU.
+// for their particle-mesh Ewald (pme_gpu.hpp), the multipoles' real-space pairs (mpole_gpu.hpp) and
+// polarization's induced dipoles (induce_gpu.hpp), which run on the GPU.
 #include <memory>
 #include <string>
 
+#include "quasar/potential/amoeba/mpole_gpu.hpp"
 #include "quasar/potential/amoeba/multipole_setup.hpp"
 #include "quasar/potential/amoeba/pair_geometry.hpp"
 #include "quasar/potential/amoeba/parameters.hpp"
@@ -50,6 +51,9 @@ class AmoebaTerm : public Potential {
   // The GPU particle-mesh Ewald of the electrostatic terms with Ewald sums on the CUDA backend, made
   // at its first GPU evaluation (null before one); tests read its evaluations() to see it ran.
   const PmeGpu* pme_gpu() const { return pme_gpu_.get(); }
+  // The multipole term's real-space pairs on the GPU (CUDA backend), made at its first GPU evaluation
+  // (null before one); tests read its evaluations() to see it ran.
+  const MpoleGpu* mpole_gpu() const { return mpole_gpu_.get(); }
 
   // Seconds of the last compute() while timing is on (off by default; for bench/amoeba_bench.cpp):
   // the whole term, with the device synchronized before and after on CUDA; multipoles with Ewald sums
@@ -81,6 +85,7 @@ class AmoebaTerm : public Potential {
   VdwGpu vdw_gpu_;
   bool vdw_pairs_on_device_ = false;
   std::unique_ptr<PmeGpu> pme_gpu_;
+  std::unique_ptr<MpoleGpu> mpole_gpu_;
   bool timing_ = false;
   Times times_;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "quasar/core/units.hpp"
+#include "quasar/potential/amoeba/mpole_gpu.hpp"
 #include "quasar/potential/amoeba/multipole_frame.hpp"
 #include "quasar/potential/amoeba/pme_gpu.hpp"
 #include "quasar/potential/amoeba/scaled_pairs.hpp"
@@ -81,12 +82,30 @@ void add_frame_gradients(const ElectrostaticSystem& e, const PairGeometry& g, co
   }
 }
 
-ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
-                                     bool per_atom, double alpha) {
-  const std::size_t n = e.sites.size();
-  const std::vector<Moments> M = lab_moments(e, g, r);
-  ElectrostaticResult out = empty_result(n, per_atom);
-  std::vector<std::array<double, 13>> dM(n, std::array<double, 13>{});
+void add_multipole_self_energy(const ElectrostaticSystem& e, const std::vector<Moments>& M, double alpha, bool per_atom,
+                               ElectrostaticResult& out) {
+  const std::size_t n = M.size();
+  if (alpha > 0)
+    for (std::size_t i = 0; i < n; ++i) {
+      const Moments& m = M[i];
+      double dd = 0, qq = 0;
+      for (int c = 1; c < 4; ++c) dd += m[static_cast<std::size_t>(c)] * m[static_cast<std::size_t>(c)];
+      for (int c = 4; c < 13; ++c) qq += m[static_cast<std::size_t>(c)] * m[static_cast<std::size_t>(c)];
+      const double a2 = alpha * alpha;
+      const double self =
+          -e.electric * alpha / std::sqrt(M_PI) * (m[0] * m[0] + 2 * a2 / 3 * dd + 8 * a2 * a2 / 5 * qq);
+      out.energy += self;
+      ++out.pairs;  // Tinker counts each site's self energy too
+      if (per_atom) out.atom_energy[i] += self;
+    }
+}
+
+namespace {
+
+// multipole_energy's pairs on the CPU, through the generic tensors (multipole_pair.hpp).
+void add_pairs_cpu(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
+                   const std::vector<Moments>& M, double alpha, bool per_atom, ElectrostaticResult& out,
+                   std::vector<std::array<double, 13>>& dM) {
   PairTensors t;
   for_each_scaled_pair(
       e, g, r, [&](std::size_t, std::size_t k, const ScaleScratch& sc) { return !(sc.m[k] == 0 && alpha == 0); },
@@ -111,19 +130,19 @@ ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeo
           out.atom_energy[k] += u / 2;
         }
       });
-  if (alpha > 0)
-    for (std::size_t i = 0; i < n; ++i) {
-      const Moments& m = M[i];
-      double dd = 0, qq = 0;
-      for (int c = 1; c < 4; ++c) dd += m[static_cast<std::size_t>(c)] * m[static_cast<std::size_t>(c)];
-      for (int c = 4; c < 13; ++c) qq += m[static_cast<std::size_t>(c)] * m[static_cast<std::size_t>(c)];
-      const double a2 = alpha * alpha;
-      const double self =
-          -e.electric * alpha / std::sqrt(M_PI) * (m[0] * m[0] + 2 * a2 / 3 * dd + 8 * a2 * a2 / 5 * qq);
-      out.energy += self;
-      ++out.pairs;  // Tinker counts each site's self energy too
-      if (per_atom) out.atom_energy[i] += self;
-    }
+}
+
+}  // namespace
+
+ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
+                                     bool per_atom, double alpha) {
+  const std::size_t n = e.sites.size();
+  const std::vector<Moments> M = lab_moments(e, g, r);
+  ElectrostaticResult out = empty_result(n, per_atom);
+  std::vector<std::array<double, 13>> dM(n, std::array<double, 13>{});
+  if (g.mpole_gpu) g.mpole_gpu->add_real_space(e, g, r, M, alpha, per_atom, out, dM);
+  else add_pairs_cpu(e, g, r, M, alpha, per_atom, out, dM);
+  add_multipole_self_energy(e, M, alpha, per_atom, out);
   add_frame_gradients(e, g, r, dM, out, per_atom);
   return out;
 }

@@ -38,6 +38,9 @@ void add_pair_gradient(ElectrostaticResult& out, std::vector<std::array<double, 
 // the gradient and the virial.
 void add_frame_gradients(const ElectrostaticSystem& e, const PairGeometry& g, const std::vector<Vec3>& r,
                          const std::vector<std::array<double, 13>>& dM, ElectrostaticResult& out, bool per_atom);
+// Ewald's self energy of lab moments M (alpha > 0; nothing for alpha 0), one count per site.
+void add_multipole_self_energy(const ElectrostaticSystem& e, const std::vector<Moments>& M, double alpha, bool per_atom,
+                               ElectrostaticResult& out);
 // Positions by input index.
 std::vector<Vec3> input_positions(const AtomsRef& a);
 // Adds a result (converted to eV and eV/Å) to the forces and the term's totals.
@@ -46,7 +49,8 @@ void add_result(const ElectrostaticResult& r, const AtomsRef& a, const ComputeRe
 // ewald_alpha > 0: Ewald's real-space part instead (erfc kernel within the cutoff, each scaled pair
 // corrected by (scale - 1) of its Coulomb interaction) and the self energy
 //   -(f alpha / sqrt(pi)) sum [q^2 + (2 alpha^2 / 3) |d|^2 + (8 alpha^4 / 5) sum Q_ab^2];
-// multipole_ewald adds the reciprocal part.
+// multipole_ewald adds the reciprocal part. The pairs run on g.mpole_gpu where set (mpole_gpu.hpp,
+// the CUDA backend), else on the CPU; the self energy and the frames' chain rule on the host.
 ElectrostaticResult multipole_energy(const ElectrostaticSystem& e, const PairGeometry& g,
                                      const std::vector<Vec3>& positions, bool per_atom, double ewald_alpha = 0);
 

@@ -16,6 +16,7 @@
 namespace quasar::amoeba {
 
 class PmeGpu;
+class MpoleGpu;
 
 struct PairGeometry {
   Box box;
@@ -29,6 +30,9 @@ struct PairGeometry {
   // Where the reciprocal part runs (pme_gpu.hpp's reciprocal_pme): on this GPU particle-mesh Ewald
   // when set (the CUDA backend), else on the CPU (pme_multipole.hpp).
   PmeGpu* pme_gpu = nullptr;
+  // Where multipole_energy's real-space pairs run: on this GPU object when set (the CUDA backend,
+  // mpole_gpu.hpp), else on the CPU.
+  MpoleGpu* mpole_gpu = nullptr;
   // In a periodic cell, the pairs within reach of the cutoffs (pair_list.hpp); null: every pair.
   const PairCandidates* candidates = nullptr;
 
