@@ -5,8 +5,8 @@
 // vasopressin in the gas phase and on the local-frame set in a triclinic cell with PME; and the
 // device object alone (multipole_energy with g.mpole_gpu set), twice for the same bits. The two sides
 // sum in different orders with different formulas (explicit ones on the GPU, the generic tensors on
-// the CPU; amoeba_mpole_forms_test measures those to 1e-13), so they agree to rounding: 1e-12 relative
-// to the largest value compared. Skipped without a GPU; once a GPU runs them, they fail if the GPU's
+// the CPU; amoeba_mpole_forms_test measures those to 1e-13), so they agree to rounding: 3e-13 relative
+// to the largest value compared (measured on an H100: 8.2e-15 at worst, the cutoff box's virial). Skipped without a GPU; once a GPU runs them, they fail if the GPU's
 // real-space pairs did not run. The tests carry `Gpu` in their names for bench/gpu-check.sh.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ using namespace amoeba_test;
   if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
   QUASAR_REQUIRE_FAMILY("amoeba")
 
-constexpr double kTolerance = 1e-12;
+constexpr double kTolerance = 3e-13;
 
 double relative_worst(const std::vector<double>& want, const std::vector<double>& got, const std::string& what) {
   EXPECT_EQ(got.size(), want.size()) << what;
