@@ -34,7 +34,8 @@ folder PREFIX learning-curve.out, weights.ZZZ.NNNNNN.out and the comparison file
 keywords ask, and the potential (input.nn, scaling.data, weights.ZZZ.data) that n2p2 also reads.
 Checkpoints go to PREFIX/training.ckpt after the epochs whose weights files write_weights_epoch
 asks for and after the last (--checkpoint-every N: every N epochs instead, 0: the last only);
---restart PREFIX/training.ckpt continues one exactly, rewriting learning-curve.out up to its epoch.
+--restart PREFIX/training.ckpt continues one (bit for bit on the CPU), rewriting learning-curve.out
+up to its epoch.
 )";
 }  // namespace
 
