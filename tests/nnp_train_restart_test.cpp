@@ -2,9 +2,10 @@
 // and K epochs, a checkpoint, then the rest from it give the same bits (weights, learning curve, the
 // last checkpoint) for the Kalman filter (one and per element, threshold and sorted selection, the
 // fading-memory filter) and n2p2's Adam on the CPU, and the same numbers on the GPU; bad checkpoints
-// are refused naming the file and the problem, and leave the run as it was; the command line; the
-// fuzz target's seeds load.
+// are refused naming the file and the problem, and leave the run as it was; a failed write keeps the
+// last checkpoint; the command line; the fuzz target's seeds load.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -191,6 +192,20 @@ TEST(NnpTrainRestart, BadCheckpointsNameTheFileAndTheProblem) {
   t.restart(good.string());
   EXPECT_EQ(t.epoch(), 1);
   EXPECT_EQ(t.networks().weights(), first.weights);
+}
+
+// A checkpoint is written beside the last one and renamed over it: a write that fails (here its
+// temporary file cannot be made) leaves the last checkpoint as it was.
+TEST(NnpTrainRestart, AFailedWriteKeepsTheLastCheckpoint) {
+  const fs::path dir = test::scratch_dir("nnp-atomic");
+  auto t = fuzz::tiny_training(dir, false);
+  t->run((dir / "out").string(), nullptr);
+  const fs::path ckpt = dir / "out" / "training.ckpt";
+  const std::string last = contents(ckpt);
+  ASSERT_FALSE(last.empty());
+  fs::create_directories(ckpt.string() + ".tmp." + std::to_string(::getpid()));
+  EXPECT_THROW(t->write_checkpoint(ckpt.string()), Error);
+  EXPECT_EQ(contents(ckpt), last);
 }
 
 // `quasar train` with --checkpoint-every and --restart; no temporary file is left.
