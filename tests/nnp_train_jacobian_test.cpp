@@ -427,6 +427,36 @@ TEST_P(NnpKalman, AnObservationWithoutPositiveAIsRefused) {
   EXPECT_EQ(state.to_vector(), w0);
 }
 
+// Checkpoints: a filter restored from another's state() takes the same next update, bit for bit (on
+// the GPU too: the same kernels on the same numbers); a bad state is refused and changes nothing.
+TEST_P(NnpKalman, RestoredStateTakesTheSameUpdate) {
+  const int n = 4;
+  nn::KalmanSettings k;
+  k.qtau = 0.1, k.etatau = 0.2;
+  nn::KalmanFilter a(GetParam(), n, k), b(GetParam(), n, k);
+  Array<double> wa(GetParam(), n), wb(GetParam(), n), error(GetParam()), jacobian(GetParam());
+  const std::vector<double> w0{0.1, -0.2, 0.3, 0.4};
+  wa.upload(w0.data(), n);
+  error.assign({0.5});
+  jacobian.assign({1.0, 0.5, -0.25, 2.0});
+  for (int u = 0; u < 3; ++u) a.update(wa, error, jacobian, 1);
+  const nn::KalmanFilter::State s = a.state();
+  EXPECT_EQ(s.lower.size(), 10u);
+  EXPECT_EQ(s.updates, 3);
+  nn::KalmanFilter::State bad = s;
+  bad.lower[0] = -1;  // P(0, 0)
+  EXPECT_THROW(b.restore(bad), Error);
+  EXPECT_EQ(b.updates(), 0);
+  b.restore(s);
+  wb.assign(wa.to_vector());
+  a.update(wa, error, jacobian, 1);
+  b.update(wb, error, jacobian, 1);
+  EXPECT_EQ(wa.to_vector(), wb.to_vector());
+  EXPECT_EQ(a.covariance(), b.covariance());
+  EXPECT_EQ(a.q(), b.q());
+  EXPECT_EQ(a.eta(), b.eta());
+}
+
 QUASAR_INSTANTIATE_BACKENDS(NnpKalman);
 
 // n2p2's gradient descent, written out: fixed step w += eta xi J; Adam on g = -xi J with the step

@@ -297,6 +297,14 @@ TEST_F(Training, ResumesExactly) {
   EXPECT_EQ(dp_model(a).descriptor.embeddings[0].layers[0].b, dp_model(b).descriptor.embeddings[0].layers[0].b);
 }
 
+// `quasar train --checkpoint-every N` replaces save_freq (steps, at least one).
+TEST_F(Training, CheckpointEveryReplacesSaveFreq) {
+  train::Trainer t = trainer();
+  t.checkpoint_every(7);
+  EXPECT_EQ(t.settings().save_freq, 7);
+  EXPECT_THROW(t.checkpoint_every(0), Error);
+}
+
 // DeePMD-kit 3.2's "exp" schedule: the learning rates its lcurve.out printed for the water input
 // cut to 1000 steps (decay_steps 5000 longer than the run: 11-step stairs), to the half unit of
 // their last printed digit (measured 7.5e-11 and 1.1e-10), and DeePMD-kit's formula for the full run.

@@ -110,6 +110,46 @@ void KalmanFilter::update(Array<double>& state, const Array<double>& error, cons
   ++updates_;
 }
 
+KalmanFilter::State KalmanFilter::state() const {
+  const std::vector<double> p = p_.to_vector();
+  const std::size_t un = static_cast<std::size_t>(n_);
+  State s;
+  s.lower.reserve(un * (un + 1) / 2);
+  for (std::size_t j = 0; j < un; ++j)
+    for (std::size_t i = j; i < un; ++i) s.lower.push_back(p[i + un * j]);
+  s.q = q_;
+  s.eta = eta_;
+  s.lambda = lambda_;
+  s.updates = updates_;
+  return s;
+}
+
+void KalmanFilter::restore(const State& s) {
+  const std::size_t un = static_cast<std::size_t>(n_);
+  if (s.lower.size() != un * (un + 1) / 2)
+    throw Error("Kalman filter state: " + std::to_string(s.lower.size()) + " covariance entries, expected " +
+                std::to_string(un * (un + 1) / 2) + " for " + std::to_string(n_) + " parameters");
+  if (!(std::isfinite(s.q) && s.q >= 0) || !(std::isfinite(s.eta) && s.eta > 0) ||
+      !(std::isfinite(s.lambda) && s.lambda > 0) || s.updates < 0)
+    throw Error("Kalman filter state: q, eta, lambda or the update count out of range");
+  std::vector<double> p(un * un, 0.0);
+  std::size_t k = 0;
+  for (std::size_t j = 0; j < un; ++j)
+    for (std::size_t i = j; i < un; ++i) {
+      const double v = s.lower[k++];
+      if (!std::isfinite(v) || (i == j && !(v > 0)))
+        throw Error("Kalman filter state: covariance entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                    ") is not finite or, on the diagonal, not positive");
+      p[i + un * j] = v;
+    }
+  p_.assign(p);
+  single_.set_zero();
+  q_ = s.q;
+  eta_ = s.eta;
+  lambda_ = s.lambda;
+  updates_ = s.updates;
+}
+
 long KalmanFilter::rejected() const { return static_cast<long>(single_.to_vector()[1]); }
 
 // A (m x m) through the host: its inverse and factor, then K, Y, P and the state.

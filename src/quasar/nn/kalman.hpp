@@ -50,6 +50,18 @@ class KalmanFilter {
   // skipped and counted here instead (reading the count waits for the GPU).
   long rejected() const;
 
+  // Everything an update depends on, for checkpoints: P's lower triangle (column by column, n(n+1)/2
+  // values), q, eta, lambda and the update count. restore() checks it (sizes, finite numbers, a
+  // positive diagonal, q >= 0, eta and lambda positive) and throws Error before changing anything;
+  // P's upper triangle is set to zero, as the filter's own P has it.
+  struct State {
+    std::vector<double> lower;
+    double q = 0, eta = 0, lambda = 1;
+    long updates = 0;
+  };
+  State state() const;
+  void restore(const State& s);
+
  private:
   void update_on_host_scalars(Array<double>& state, const Array<double>& error, const Array<double>& jacobian, int m,
                               double noise);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "quasar/core/error.hpp"
 #include "quasar/core/structure.hpp"
 #include "quasar/device/backend.hpp"
 #include "quasar/device/precision.hpp"
@@ -80,6 +81,15 @@ class TrainingRun {
   // Trains, writing what the method writes as it goes and, at the end, the model's files named from
   // `output` (returned). Progress lines go to `log`.
   virtual std::vector<std::string> run(const std::string& output, std::ostream* log) = 0;
+  // Checkpoints every `every` steps or epochs, whichever the method counts (`quasar train
+  // --checkpoint-every`). The default refuses: the run has no checkpoints.
+  virtual void checkpoint_every(long every) {
+    throw Error("--checkpoint-every " + std::to_string(every) + ": this training has no checkpoints");
+  }
+  // Continues from a checkpoint (`quasar train --restart`), before run(). The default refuses.
+  virtual void restart(const std::string& checkpoint) {
+    throw Error("--restart " + checkpoint + ": this family's training has no checkpoints to restart from");
+  }
 };
 
 // A training run as a family reads it from its input file: either a model and the generic trainer's

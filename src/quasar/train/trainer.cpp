@@ -40,8 +40,7 @@ std::vector<std::vector<Structure>> load(const std::vector<std::string>& paths) 
 
 std::unique_ptr<TrainingRun> make_run(TrainingJob job, const std::string& restart) {
   if (job.run) {
-    if (!restart.empty())
-      throw Error("--restart " + restart + ": this family's training has no checkpoints to restart from");
+    if (!restart.empty()) job.run->restart(restart);
     return std::move(job.run);
   }
   return std::make_unique<Trainer>(std::move(job), restart);
@@ -69,6 +68,11 @@ Trainer::Trainer(std::unique_ptr<TrainableModel> model, TrainSettings settings, 
 }
 
 Trainer::~Trainer() = default;
+
+void Trainer::checkpoint_every(long every) {
+  if (every < 1) throw Error("--checkpoint-every " + std::to_string(every) + ": the trainer needs at least 1 step");
+  settings_.save_freq = every;
+}
 
 std::vector<const Structure*> Trainer::batch(std::vector<std::vector<Structure>>& systems, int size, int frames) {
   // A system with probability proportional to its frames, then `size` of its frames ("auto":

@@ -26,6 +26,8 @@ class Trainer : public TrainingRun {
   // save_freq steps and, at the end, the model's files named from `output` (returned). Progress
   // lines go to `log`.
   std::vector<std::string> run(const std::string& output, std::ostream* log) override;
+  // save_freq (steps), from the command line; at least 1.
+  void checkpoint_every(long every) override;
 
   double learning_rate(long step) const { return settings_.learning_rate.at(step); }
   // Loss summary over frames with the current model at the learning rate of `step`.
@@ -49,8 +51,8 @@ class Trainer : public TrainingRun {
   std::mt19937_64 rng_;
 };
 
-// The run of a training job: the family's own (restart must be empty: such runs have no checkpoints
-// of the generic trainer), or the generic trainer over the job's model.
+// The run of a training job: the family's own (restarted from `restart` when one is given, as the
+// family's TrainingRun::restart does), or the generic trainer over the job's model.
 std::unique_ptr<TrainingRun> make_run(TrainingJob job, const std::string& restart = "");
 
 }  // namespace quasar::train

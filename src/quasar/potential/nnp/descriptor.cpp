@@ -141,7 +141,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
     const NeighborEntry& a = nb[j];
     if (a.element < 0 || a.element >= ne)
       throw Error("nnp: neighbour element " + std::to_string(a.element) + " out of range");
-    Fdf<double>* env_j = &env[std::size_t(j) * n_env];
+    Fdf<double>* env_j = env.data() + std::size_t(j) * n_env;
     for (int u = 0; u < n_env; ++u) env_j[u] = envelope(plan.envelopes[u], a.r);
     for (int u = 0; u < n_fac; ++u)
       factor[std::size_t(j) * n_fac + u] = radial_term(plan.factors[u], a.r, env_j[plan.factor_envelope[u]]);
@@ -160,7 +160,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
   for (int j = 0; j + 1 < n; ++j) {
     const NeighborEntry& a = nb[j];
     const double dj[3] = {a.dx, a.dy, a.dz};
-    const Fdf<double>* factor_j = &factor[std::size_t(j) * n_fac];
+    const Fdf<double>* factor_j = factor.data() + std::size_t(j) * n_fac;
     for (int k = j + 1; k < n; ++k) {
       const NeighborEntry& b = nb[k];
       const int pair = std::min(a.element, b.element) * ne + std::max(a.element, b.element);
@@ -172,7 +172,7 @@ void Descriptor::visit(int element, std::span<const NeighborEntry> nb, Visitor& 
       if (plan.angular_narrow[pair] && g.rjk >= plan.angular_reach[pair]) continue;  // every term is zero
       const PairAngle<double> angle = plan.angular_needs_angle[pair] ? pair_angle(g) : PairAngle<double>{};
       const double zz = atomic_number_[a.element] * atomic_number_[b.element];
-      const Fdf<double>* factor_k = &factor[std::size_t(k) * n_fac];
+      const Fdf<double>* factor_k = factor.data() + std::size_t(k) * n_fac;
       // The radial factor at r_jk, kept while consecutive functions share it (the list is sorted by factor).
       int jk_envelope = -1, jk_factor = -1;
       Fdf<double> env_jk, factor_jk;

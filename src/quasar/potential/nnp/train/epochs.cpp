@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "quasar/core/error.hpp"
 #include "quasar/device/backend.hpp"
@@ -393,9 +394,16 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
     layout.energy_unit = 1.0 / model_.conv_energy;
     layout.force_unit = model_.conv_length / model_.conv_energy;
   }
+  // A restarted run writes the curve up to its checkpoint's epoch again, then goes on.
   std::ofstream curve(dir / "learning-curve.out");
   if (!curve) throw Error("cannot write " + (dir / "learning-curve.out").string());
-  write_curve_header(curve, layout);
+  if (!restarted_) {
+    std::ostringstream header;
+    write_curve_header(header, layout);
+    curve_text_ = header.str();
+  }
+  curve << curve_text_;
+  const std::string checkpoint = (dir / "training.ckpt").string();
   if (log) {
     long test = 0;
     for (char t : in_test_) test += t;
@@ -404,10 +412,13 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
          << " force updates per epoch" << (computed_scaling_ ? "; scaling.data computed from input.data" : "")
          << "\n  errors in the units of the files: energy " << settings_.error_metric << ", force "
          << (settings_.error_metric.starts_with("MAE") ? "MAE" : "RMSE") << ", training / test\n";
+    if (restarted_) *log << "  continuing from a checkpoint after epoch " << epoch_ << "\n";
   }
   auto report = [&](double seconds, double updates) {
-    write_curve_row(curve, layout, epoch_, train_metrics_, test_metrics_);
-    curve.flush();
+    std::ostringstream row;
+    write_curve_row(row, layout, epoch_, train_metrics_, test_metrics_);
+    curve_text_ += row.str();
+    curve << row.str() << std::flush;
     write_epoch_files(dir);
     if (!log) return;
     const std::string& m = settings_.error_metric;
@@ -430,14 +441,28 @@ std::vector<std::string> N2p2Training::run(const std::string& output, std::ostre
     clock = now;
     return s;
   };
-  compute_errors();
-  report(lap(), 0.0);
+  // Checkpoints after the epochs of the schedule (their errors included), and after the last.
+  long saved = -1;
+  auto save = [&](bool last) {
+    const bool due = checkpoint_every_ < 0 ? settings_.write_weights.at(epoch_)
+                                           : checkpoint_every_ > 0 && epoch_ % checkpoint_every_ == 0;
+    if (!due && !last) return;
+    write_checkpoint(checkpoint);
+    saved = epoch_;
+  };
+  if (!restarted_) {
+    compute_errors();
+    report(lap(), 0.0);
+    save(epoch_ >= settings_.epochs);
+  }
   while (epoch_ < settings_.epochs) {
     train_epoch();
     const double updates = lap();
     compute_errors();
     report(updates + lap(), updates);
+    save(epoch_ >= settings_.epochs);
   }
+  if (saved != epoch_) write_checkpoint(checkpoint);  // a restart at or past the last epoch
   const Model m = model();
   write_model(m, dir);
   std::vector<std::string> files{(dir / "input.nn").string(), (dir / "scaling.data").string()};

@@ -24,6 +24,11 @@
 // memorize_symfunc_results says: it saves the CPU's memory, and the GPU's holds them), and the weights
 // stay there through an epoch.
 //
+// Checkpoints (checkpoint.cpp; docs/formats/nnp-training-checkpoint.md) hold everything the next
+// epoch depends on: the weights, the updaters' states, the random stream, the candidates' order, the
+// errors of the last epoch and the learning curve so far; a run restarted from one continues as the
+// uninterrupted run does (bit for bit on the CPU).
+//
 // The random numbers come from one 64-bit Mersenne twister seeded with random_seed; they are not
 // n2p2's (GSL's), so runs match n2p2's statistically, not number for number. In threshold mode an
 // update takes the candidate of the largest error when none exceeds the threshold (n2p2 takes the
@@ -57,6 +62,14 @@ class N2p2Training : public train::TrainingRun {
   // learning-curve.out, weights.ZZZ.NNNNNN.out and the comparison files as the write_* keywords ask,
   // and at the end the potential (input.nn, scaling.data, weights.ZZZ.data). Returns the model files.
   std::vector<std::string> run(const std::string& output, std::ostream* log) override;
+  // Checkpoints, in the folder `output` as training.ckpt: after every `every` epochs (0: at the end
+  // only); by default after the epochs whose weights files write_weights_epoch asks for. Always after
+  // the last epoch.
+  void checkpoint_every(long every) override;
+  // Continues from a checkpoint of this input's training (before run()): everything is checked
+  // against this run before anything changes (InputError naming the file and what is wrong).
+  void restart(const std::string& checkpoint) override;
+  void write_checkpoint(const std::string& path);
 
   // The model with its scaling, normalisation and current weights.
   Model model() const;
@@ -136,6 +149,9 @@ class N2p2Training : public train::TrainingRun {
   ErrorMetrics train_metrics_, test_metrics_;
   long epoch_ = 0;
   bool computed_scaling_ = false;
+  long checkpoint_every_ = -1;  // -1: at the weights files' epochs
+  bool restarted_ = false;      // a checkpoint gave the state, the errors of epoch_ and the curve so far
+  std::string curve_text_;      // learning-curve.out as written so far
 };
 
 }  // namespace quasar::nnp

@@ -16,6 +16,25 @@ class KalmanUpdater : public WeightUpdater {
     filter_.update(w, error, jacobian, m);
   }
   long rejected() const override { return filter_.rejected(); }
+  std::vector<double> state() const override {
+    nn::KalmanFilter::State s = filter_.state();
+    std::vector<double> out{s.q, s.eta, s.lambda, static_cast<double>(s.updates)};
+    out.insert(out.end(), s.lower.begin(), s.lower.end());
+    return out;
+  }
+  void restore(const std::vector<double>& v) override {
+    if (v.size() < 4) throw Error("Kalman filter state: too short");
+    nn::KalmanFilter::State s;
+    s.q = v[0];
+    s.eta = v[1];
+    s.lambda = v[2];
+    // The count is a whole number below 2^53 (a double holds it exactly).
+    if (!(v[3] >= 0 && v[3] < 0x1.0p53 && v[3] == std::floor(v[3])))
+      throw Error("Kalman filter state: the update count is not a whole number");
+    s.updates = static_cast<long>(v[3]);
+    s.lower.assign(v.begin() + 4, v.end());
+    filter_.restore(s);
+  }
 
  private:
   nn::KalmanFilter filter_;
@@ -48,6 +67,30 @@ class DescentUpdater : public WeightUpdater {
       b2t_ *= b2;
     }
     weights.upload(w.data(), n);
+  }
+  std::vector<double> state() const override {
+    if (s_.descent == TrainingSettings::Descent::Fixed) return {};
+    std::vector<double> out{b1t_, b2t_};
+    out.insert(out.end(), m_.begin(), m_.end());
+    out.insert(out.end(), v_.begin(), v_.end());
+    return out;
+  }
+  void restore(const std::vector<double>& state) override {
+    if (s_.descent == TrainingSettings::Descent::Fixed) {
+      if (!state.empty()) throw Error("fixed-step gradient descent has no state, the checkpoint holds some");
+      return;
+    }
+    const std::size_t n = m_.size();
+    if (state.size() != 2 + 2 * n)
+      throw Error("Adam state: " + std::to_string(state.size()) + " numbers, expected " + std::to_string(2 + 2 * n));
+    for (std::size_t k = 0; k < state.size(); ++k)
+      if (!std::isfinite(state[k]) || (k >= 2 + n && state[k] < 0) || (k < 2 && !(state[k] >= 0 && state[k] < 1)))
+        throw Error("Adam state: value " + std::to_string(k) +
+                    " out of range (b1^t and b2^t in [0, 1), moments finite, second moments non-negative)");
+    b1t_ = state[0];
+    b2t_ = state[1];
+    m_.assign(state.begin() + 2, state.begin() + 2 + static_cast<long>(n));
+    v_.assign(state.begin() + 2 + static_cast<long>(n), state.end());
   }
 
  private:

@@ -5,6 +5,7 @@
 // takes m observations: the errors xi (reference minus prediction, m values) and the Jacobian (n x m,
 // column-major), on the updater's backend; gradient descent takes one observation.
 #include <memory>
+#include <vector>
 
 #include "quasar/device/array.hpp"
 #include "quasar/nn/kalman.hpp"
@@ -18,6 +19,12 @@ class WeightUpdater {
   virtual void update(Array<double>& weights, const Array<double>& error, const Array<double>& jacobian, int m) = 0;
   // Updates skipped because the Kalman filter's H^T P H + R was not positive (nn::KalmanFilter::rejected).
   virtual long rejected() const { return 0; }
+  // The state an update depends on besides the weights, as numbers for checkpoints: the Kalman
+  // filter's q, eta, lambda, update count and P's lower triangle; Adam's b1^t, b2^t and moments m
+  // and v; nothing for the fixed step. restore() takes what state() gave (Error, changing nothing,
+  // when the count or a value is wrong).
+  virtual std::vector<double> state() const = 0;
+  virtual void restore(const std::vector<double>& state) = 0;
 };
 
 // The updater `settings` asks for, for `size` weights on `backend`; `updates_per_epoch` turns the
