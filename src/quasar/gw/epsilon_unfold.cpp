@@ -74,12 +74,14 @@ EpsilonOfQ rotate_epsilon(const EpsilonOfQ& source, const CrystalOperation& op, 
     GVector g;
     std::size_t from;
   };
+  std::vector<GVector> allowed = sphere;
+  std::sort(allowed.begin(), allowed.end());
   std::vector<Target> targets;
   targets.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     GVector g = times(p, source.gvectors[i]);
     for (int d = 0; d < 3; ++d) g[d] += g0[d];
-    if (!sphere.empty() && std::find(sphere.begin(), sphere.end(), g) == sphere.end())
+    if (!allowed.empty() && !std::binary_search(allowed.begin(), allowed.end(), g))
       throw Error("gw: eps^-1 rotated from q = " + text(source.q) + " onto q = " + text(q) + " reaches G = (" +
                   std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
                   "), outside the mean field's G-vectors (the set is not closed under the operation)");

@@ -209,6 +209,8 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
     for (const Vec3d& k : s.kpoints)
       for (const Vec3d& kj : w.kpoints) needed.push_back({k[0] - kj[0], k[1] - kj[1], k[2] - kj[2]});
     unfolded = unfold_epsilon(*screening, needed, operations_of(w), s.operations, metric, w.gvectors);
+    if (progress && !unfolded.empty())
+      progress("eps^-1 unfolded to " + std::to_string(unfolded.size()) + " q-points of the grid by the crystal's operations");
   }
 
   for (std::size_t ik = 0; ik < s.kpoints.size(); ++ik) {
