@@ -94,7 +94,7 @@ TEST(GwSigmaUnfold, RotatedEpsilonEqualsDirect) {
 }
 
 // A q-point that no operation reaches from the file's points is refused by name: with q0 and L only,
-// the X points of the grid cannot be unfolded.
+// the X points of the grid cannot be unfolded (the L points can), by unfold_epsilon and by Sigma.
 TEST(GwSigmaUnfold, RefusesUnreachableQ) {
   if (!have_reference()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
   const SiMeanFields& m = si();
@@ -109,6 +109,18 @@ TEST(GwSigmaUnfold, RefusesUnreachableQ) {
     EXPECT_NE(std::string(e.what()).find("lack q = (0.000000, 0.500000, 0.500000)"), std::string::npos) << e.what();
   }
   EXPECT_EQ(gw::unfold_epsilon(two, {{0.5, 0, 0}, {0.5, 0.5, 0.5}}, ops, {}, gw::reciprocal_metric(m.inner), {}).size(), 2u);
+  // compute_sigma refuses before summing, naming an X point of the grid.
+  gw::SigmaSettings s;
+  s.model = gw::SigmaModel::Cohsex;
+  s.bands = 5;
+  s.kpoints = {{0, 0, 0}};
+  try {
+    gw::compute_sigma(s, m.inner, &two, {}, &m.density);
+    ADD_FAILURE() << "Sigma ran without eps^-1 at X";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sigma: the dielectric matrices lack q = ("), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("add it (or a point of its star) to epsilon.inp"), std::string::npos) << e.what();
+  }
 }
 
 // Sigma from eps^-1 at Si.test's three q-points (unfolded to the grid) and from eps^-1 computed at all
