@@ -221,6 +221,7 @@ TEST(GwSigmaCommand, EpsilonThenSigmaEndToEnd) {
   std::ifstream out(dir / "out.txt");
   const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("dielectric matrices: epsilon.h5, 3 q-points"), std::string::npos) << text;
+  EXPECT_NE(text.find("eps^-1 unfolded to 5 q-points of the grid"), std::string::npos);
   EXPECT_NE(text.find("k-point 3 of 3: q-point 8 of 8"), std::string::npos);
   std::ifstream log(dir / "sigma_hp.log");
   const std::string hp((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
