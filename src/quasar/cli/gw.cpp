@@ -63,7 +63,9 @@ band_index_min/max, begin kpoints ... end, frequency_dependence 1 GPP, 0 COHSEX,
 exact_static_ch, number_offdiag with begin offdiag ... end, qgrid, ...). The inner mean field is
 --wfn (default WFN_co.in beside INPUT: an EPM input unfolded by the point group, or a wavefunction
 file of the whole zone); the screening is --epsilon (default epsilon.h5 beside INPUT, from gw
-epsilon), which must hold eps^-1 at every q-point of the inner grid (the q -> 0 point flagged).
+epsilon), with eps^-1 at the q -> 0 point (flagged) and at the irreducible q-points (or more): a
+q-point of the inner grid that the file lacks takes eps^-1 unfolded from a file point by a crystal
+operation (an error names the q-point when none maps a file point onto it).
 A 'begin berkeleygw_symmetries ... end' block (Quasar's: the nine numbers of each "mtrx" line of
 BerkeleyGW's sigma_hp.log, in its order) makes Sigma map its q-points onto the dielectric matrices as
 that program does (eps^-1 at q -> 0 rotated by the last operation, the wings at the images it picks):

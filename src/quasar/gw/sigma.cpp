@@ -9,6 +9,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/gw/coulomb_average.hpp"
+#include "quasar/gw/epsilon_unfold.hpp"
 #include "quasar/gw/gpp_kernels.hpp"
 #include "quasar/gw/sigma_q_map.hpp"
 #include "quasar/gw/symmetry.hpp"
@@ -201,6 +202,17 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
   std::vector<long> rho_index(box.size(), -1);
   for (std::size_t i = 0; i < w.gvectors.size(); ++i) rho_index[static_cast<std::size_t>(box.index(w.gvectors[i]))] = static_cast<long>(i);
 
+  // eps^-1 at the grid's q-points that the file lacks, unfolded from its points (epsilon_unfold.hpp).
+  std::vector<EpsilonOfQ> unfolded;
+  if (screening && s.model != SigmaModel::HartreeFock) {
+    std::vector<Vec3d> needed = w.kpoints;  // the grid's own representatives first
+    for (const Vec3d& k : s.kpoints)
+      for (const Vec3d& kj : w.kpoints) needed.push_back({k[0] - kj[0], k[1] - kj[1], k[2] - kj[2]});
+    unfolded = unfold_epsilon(*screening, needed, operations_of(w), s.operations, metric, w.gvectors);
+    if (progress && !unfolded.empty())
+      progress("eps^-1 unfolded to " + std::to_string(unfolded.size()) + " q-points of the grid by the crystal's operations");
+  }
+
   for (std::size_t ik = 0; ik < s.kpoints.size(); ++ik) {
     std::size_t ks = nk;
     GVector kshift{};
@@ -292,17 +304,18 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
       Vec3d qe{};  // the q of v(q+G) and of eps^-1: 0 for q -> 0
       const EpsilonOfQ* eps = nullptr;
       if (screening) {
-        for (const EpsilonOfQ& e : screening->q) {
-          GVector d{};
-          if (q_zero ? e.q0 : (!e.q0 && integer_difference(q, e.q, d))) {
-            eps = &e;
-            if (!q_zero) g0 = d, qe = e.q;
-            break;
+        const std::vector<EpsilonOfQ>* lists[] = {&screening->q, &unfolded};  // the file's own matrices first
+        for (const std::vector<EpsilonOfQ>* list : lists)
+          for (const EpsilonOfQ& e : *list) {
+            GVector d{};
+            if (!eps && (q_zero ? e.q0 : (!e.q0 && integer_difference(q, e.q, d)))) {
+              eps = &e;
+              if (!q_zero) g0 = d, qe = e.q;
+            }
           }
-        }
         if (!eps && s.model != SigmaModel::HartreeFock)
           throw Error("sigma: the dielectric matrices lack q = (" + std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " +
-                      std::to_string(q[2]) + ") of the grid: compute eps^-1 at every q-point of the inner grid");
+                      std::to_string(q[2]) + ") of the grid" + (q_zero ? ": compute eps^-1 at the q -> 0 point" : ""));
       }
       if (!eps && !q_zero) {
         qe = {q[0] - std::floor(q[0] + 0.5 - 1e-9), q[1] - std::floor(q[1] + 0.5 - 1e-9), q[2] - std::floor(q[2] + 0.5 - 1e-9)};
