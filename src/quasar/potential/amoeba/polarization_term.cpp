@@ -10,7 +10,8 @@
 namespace quasar::amoeba {
 
 ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const PairGeometry& geometry,
-                                        const std::vector<Vec3>& r, const InducedDipoles& ind, bool per_atom) {
+                                        const std::vector<Vec3>& r, const InducedDipoles& ind, bool per_atom,
+                                        const PolarPairSums* pair_sums) {
   const std::size_t n = r.size();
   const std::vector<Moments> M = lab_moments(e, geometry, r);
   ElectrostaticResult out = empty_result(n, per_atom);
@@ -26,7 +27,19 @@ ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const Pair
   std::vector<std::array<double, 13>> dM(n, std::array<double, 13>{});
   PairTensors t;
   const bool ewald = geometry.ewald_alpha > 0;
-  for_each_scaled_pair(
+  if (pair_sums) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) out.grad[i][c] += pair_sums->grad[3 * i + static_cast<std::size_t>(c)];
+      for (std::size_t c = 0; c < 13; ++c) dM[i][c] += pair_sums->dM[13 * i + c];
+      for (std::size_t c = 0; c < 9; ++c) {
+        out.virial[c] += pair_sums->virial[9 * i + c];
+        if (per_atom) out.atom_virial[9 * i + c] += pair_sums->virial[9 * i + c];
+      }
+    }
+    out.pairs += pair_sums->pairs;
+  }
+  // Otherwise the CPU's loop over the pairs.
+  if (!pair_sums) for_each_scaled_pair(
       e, geometry, r,
       [&](std::size_t i, std::size_t k, const ScaleScratch&) { return !(e.alpha[i] == 0 && e.alpha[k] == 0); },
       [&](std::size_t i, std::size_t k, const double s[3], double dist, const ScaleScratch& sc) {
