@@ -4,7 +4,7 @@
 // dipoles, Thole damping on and off, Ewald's real-space kernel and every kind of scale factor, one
 // pair's dP/dr and dP/dM at both of its ends (the gather takes each end's own). The two sides sum in
 // different orders: agreement to 1e-12 of each vector's largest component (Ewald's part: of the
-// Coulomb kernel's; measured 2e-13 at worst, from cancellations within a vector). Then
+// Coulomb kernel's; measured 4e-13 at worst, from cancellations within a vector). Then
 // the per-atom sums (polar_pair_sums, what the GPU runs) on the host over the tables the GPU receives
 // against the CPU's loop: the polarization term's gradient, virial and per-atom virial on the 648
 // waters (PME and a cutoff) and vasopressin, MUTUAL and DIRECT.

@@ -6,10 +6,11 @@
 // D = sp ud + sd up (A likewise), U the interaction of two moment sets through a radial kernel; P is
 // symmetric in i and k, so that atom i alone can gather dP/dr_i and dP/dM_i (the moments'
 // coefficients for its frame) over its partners: no pair writes another atom's sums.
-// The kernel's derivative tensors come from their closed form in B_1..B_4 (multipole_pair.hpp:
-// T_a = -B1 s_a, T_ab = B2 s_a s_b - B1 d_ab, ...), evaluated component by component, so that nothing
-// larger than the 40 potential derivatives of one source lives in registers. A quadrupole's own trace
-// enters as the generic code's does: through the kernel shifted by one (B_m -> B_{m+1}).
+// Each interaction is written out from the derivative tensors' closed form in B_1..B_4
+// (multipole_pair.hpp: T_a = -B1 s_a, T_ab = B2 s_a s_b - B1 d_ab, ...) as dot products, so that no
+// tensor is stored. A quadrupole's own trace drops out, as in Tinker's formulas (the generic code adds
+// it through the shifted kernel, which cancels it), so that the forms equal the generic tensors to
+// rounding (amoeba_polar_forms_test).
 #include <cmath>
 
 #include "quasar/potential/amoeba/field_forms.hpp"
@@ -55,114 +56,86 @@ QUASAR_HD PolarRadial ewald_polar_radial(double r, double alpha) {
   return k;
 }
 
-// One component T_{a1..an} (n <= 4, indices in idx) of the derivative tensor at s of the kernel B
-// (b[m] = B_m; pass b + 1 for the shifted kernel).
-QUASAR_HD double polar_tensor(const double* b, const Vec3& s, int n, const int* idx) {
-  auto d = [](int x, int y) { return x == y ? 1.0 : 0.0; };
-  switch (n) {
-    case 0: return b[0];
-    case 1: return -b[1] * s[idx[0]];
-    case 2: return b[2] * s[idx[0]] * s[idx[1]] - b[1] * d(idx[0], idx[1]);
-    case 3: {
-      const double x = s[idx[0]], y = s[idx[1]], z = s[idx[2]];
-      return -b[3] * x * y * z + b[2] * (x * d(idx[1], idx[2]) + y * d(idx[0], idx[2]) + z * d(idx[0], idx[1]));
+QUASAR_HD double polar_dot(const Vec3& a, const Vec3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+// M_i (Tinker's 13) in the potential of a dipole d at k: adds dU/ds to g and dU/dM_i to dm, returns U.
+// The potential's derivatives, with ds = d.s (the receiver's own trace left out, as it cancels
+// against the shifted kernel's term):
+//   phi = B1 ds, phi_a = B1 d_a - B2 s_a ds, phi_ab = B3 s_a s_b ds - B2 (s_a d_b + s_b d_a),
+//   phi_abe = -B4 s_a s_b s_e ds + B3 (s_a s_b d_e + s_a s_e d_b + s_b s_e d_a + ds (s_a d_be + s_b d_ae))
+//             - B2 (d_ae d_b + d_be d_a).
+QUASAR_HD double multipole_in_dipole(const double* M, const Vec3& d, const Vec3& s, const PolarRadial& k, double* g,
+                                     double* dm) {
+  const double* b = k.b;
+  const double ds = polar_dot(d, s);
+  const Vec3 di{M[1], M[2], M[3]};
+  const double* Q = M + 4;
+  Vec3 Qs{0, 0, 0}, sQ{0, 0, 0}, Qd{0, 0, 0}, dQ{0, 0, 0};
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; c < 3; ++c) {
+      Qs[a] += Q[3 * a + c] * s[c];
+      sQ[a] += s[c] * Q[3 * c + a];
+      Qd[a] += Q[3 * a + c] * d[c];
+      dQ[a] += d[c] * Q[3 * c + a];
     }
-    default: {
-      const int p = idx[0], q = idx[1], u = idx[2], v = idx[3];
-      const double x = s[p], y = s[q], z = s[u], w = s[v];
-      return b[4] * x * y * z * w -
-             b[3] * (x * y * d(u, v) + x * z * d(q, v) + x * w * d(q, u) + y * z * d(p, v) + y * w * d(p, u) +
-                     z * w * d(p, q)) +
-             b[2] * (d(p, q) * d(u, v) + d(p, u) * d(q, v) + d(p, v) * d(q, u));
-    }
+  const double sQs = polar_dot(s, Qs), sQd = polar_dot(s, Qd), dQs = polar_dot(d, Qs);
+  const double dis = polar_dot(di, s), did = polar_dot(di, d);
+  for (int a = 0; a < 3; ++a) {
+    dm[1 + a] += b[1] * d[a] - b[2] * s[a] * ds;
+    for (int c = 0; c < 3; ++c) dm[4 + 3 * a + c] += b[3] * s[a] * s[c] * ds - b[2] * (s[a] * d[c] + s[c] * d[a]);
   }
-}
-
-// The potential's derivatives of orders lo..order at s of a source with Tinker's 13 moments S
-// (source_potential's layout: [0] value, [1..3] first, [4..12] second, [13..39] third derivatives,
-// flat index sum a_j 3^(n-1-j)): q T_I - d_c T_Ic + Q_cd T_Icd + tr(Q) T'_I, T' the shifted kernel.
-// Zero moment groups are skipped, as the generic code does. order + the source's rank <= 4.
-QUASAR_HD void polar_potential(const double* S, const Vec3& s, const PolarRadial& k, int lo, int order,
-                               bool shifted, double* v) {
-  const double* b = shifted ? k.b + 1 : k.b;
-  const bool charge = S[0] != 0, dip = S[1] != 0 || S[2] != 0 || S[3] != 0;
-  bool quad = false;
-  for (int c = 4; c < 13; ++c) quad = quad || S[c] != 0;
-  const double tr = S[4] + S[8] + S[12];
-  const int offset[4] = {0, 1, 4, 13};
-  for (int n = lo; n <= order; ++n) {
-    int size = 1;
-    for (int j = 0; j < n; ++j) size *= 3;
-    for (int I = 0; I < size; ++I) {
-      int idx[5];
-      for (int j = n - 1, f = I; j >= 0; --j, f /= 3) idx[j] = f % 3;
-      double val = charge ? S[0] * polar_tensor(b, s, n, idx) : 0.0;
-      if (dip)
-        for (int c = 0; c < 3; ++c) {
-          idx[n] = c;
-          val -= S[1 + c] * polar_tensor(b, s, n + 1, idx);
-        }
-      if (quad) {
-        for (int c = 0; c < 3; ++c)
-          for (int e = 0; e < 3; ++e) {
-            idx[n] = c;
-            idx[n + 1] = e;
-            val += S[4 + 3 * c + e] * polar_tensor(b, s, n + 2, idx);
-          }
-        val += tr * polar_tensor(b + 1, s, n, idx);
-      }
-      v[offset[n] + I] = val;
-    }
+  dm[0] += b[1] * ds;
+  for (int e = 0; e < 3; ++e) {
+    // q phi_e + d_i,a phi_ae + Q_ab phi_abe.
+    const double phi_e = b[1] * d[e] - b[2] * s[e] * ds;
+    const double dphi = b[3] * dis * s[e] * ds - b[2] * (dis * d[e] + did * s[e] + ds * di[e]);
+    const double qphi = -b[4] * sQs * ds * s[e] +
+                        b[3] * (sQs * d[e] + s[e] * (sQd + dQs) + ds * (sQ[e] + Qs[e])) - b[2] * (Qd[e] + dQ[e]);
+    g[e] += M[0] * phi_e + dphi + qphi;
   }
+  return M[0] * b[1] * ds + b[1] * did - b[2] * dis * ds + b[3] * sQs * ds - b[2] * (sQd + dQs);
 }
 
-// A dipole's 13 moments (dipole_moments).
-QUASAR_HD void polar_dipole(const Vec3& u, double* m) {
-  for (int c = 0; c < 13; ++c) m[c] = 0;
-  m[1] = u.x;
-  m[2] = u.y;
-  m[3] = u.z;
+// A dipole A at i in the potential of the moments M at k (Tinker's 13; the source's own trace left
+// out): adds dU/ds to g, returns U = A . grad phi, with w = (Q + Q^T) s, ds = d.s, sQs = s.Q.s:
+//   grad phi = -q B1 s + B1 d - B2 s ds + B2 w - B3 s sQs (field_forms.hpp's field, negated).
+QUASAR_HD double dipole_in_multipole(const Vec3& A, const double* M, const Vec3& s, const PolarRadial& k, double* g) {
+  const double* b = k.b;
+  const Vec3 d{M[1], M[2], M[3]};
+  const double* Q = M + 4;
+  Vec3 w{0, 0, 0}, AQ{0, 0, 0};  // (Q + Q^T) s, (Q + Q^T) A
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; c < 3; ++c) {
+      w[a] += (Q[3 * a + c] + Q[3 * c + a]) * s[c];
+      AQ[a] += (Q[3 * a + c] + Q[3 * c + a]) * A[c];
+    }
+  const double sQs = 0.5 * polar_dot(w, s), ds = polar_dot(d, s), As = polar_dot(A, s), Ad = polar_dot(A, d),
+               Aw = polar_dot(A, w);
+  for (int e = 0; e < 3; ++e)
+    g[e] += -M[0] * (b[1] * A[e] - b[2] * As * s[e]) +
+            (-b[2] * Ad * s[e] + b[3] * As * ds * s[e] - b[2] * ds * A[e] - b[2] * As * d[e]) +
+            (-b[3] * Aw * s[e] + b[2] * AQ[e] + b[4] * As * sQs * s[e] - b[3] * sQs * A[e] - b[3] * As * w[e]);
+  return -M[0] * b[1] * As + b[1] * Ad - b[2] * As * ds + b[2] * Aw - b[3] * As * sQs;
 }
 
-// A dipole u at i in the field of the potential derivatives v (orders 1 and 2 set): adds its
-// gradient to g and returns its energy u . grad phi.
-QUASAR_HD double polar_dipole_receive(const Vec3& u, const double* v, double* g) {
-  for (int e = 0; e < 3; ++e) g[e] += u.x * v[4 + e] + u.y * v[7 + e] + u.z * v[10 + e];
-  return u.x * v[1] + u.y * v[2] + u.z * v[3];
+// A dipole v at i in the potential of a dipole u at k: adds dU/ds to g, returns
+// U = B1 v.u - B2 (v.s)(u.s).
+QUASAR_HD double dipole_in_dipole(const Vec3& v, const Vec3& u, const Vec3& s, const PolarRadial& k, double* g) {
+  const double* b = k.b;
+  const double vs = polar_dot(v, s), us = polar_dot(u, s), vu = polar_dot(v, u);
+  for (int e = 0; e < 3; ++e) g[e] += b[3] * vs * us * s[e] - b[2] * (vs * u[e] + vu * s[e] + us * v[e]);
+  return b[1] * vu - b[2] * vs * us;
 }
 
 // One kernel's share of dP/ds, dP/dM_i and P for the pair, the scales sp, sd, su (1 for Ewald's part).
 QUASAR_HD double polar_pair_part(const double* Mi, const double* Mk, const Vec3& udi, const Vec3& upi,
                                  const Vec3& udk, const Vec3& upk, const Vec3& s, const PolarRadial& k, double sp,
                                  double sd, double su, bool mutual, double* g, double* dm) {
-  double pair = 0, src[13], v[40], sh[4];
-  // M_i in the field of D_k: its gradient, and its moments' coefficients (receive's).
-  polar_dipole(udk * sp + upk * sd, src);
-  polar_potential(src, s, k, 0, 3, false, v);
-  polar_potential(src, s, k, 0, 1, true, sh);
-  auto mul = [](double moment, double x) { return moment != 0 ? moment * x : 0.0; };
-  const double tr = Mi[4] + Mi[8] + Mi[12];
-  pair += mul(Mi[0], v[0]) + mul(tr, sh[0]);
-  for (int c = 1; c < 13; ++c) pair += mul(Mi[c], v[c]);
-  for (int e = 0; e < 3; ++e) {
-    double x = mul(Mi[0], v[1 + e]) + mul(tr, sh[1 + e]);
-    for (int a = 0; a < 3; ++a) x += mul(Mi[1 + a], v[4 + 3 * a + e]);
-    for (int c = 0; c < 9; ++c) x += mul(Mi[4 + c], v[13 + 9 * e + c]);
-    g[e] += x;
-  }
-  for (int c = 0; c < 13; ++c) dm[c] += v[c];
-  for (int a = 0; a < 3; ++a) dm[4 + 4 * a] += sh[0];
-  // A_i in the field of M_k.
-  polar_potential(Mk, s, k, 1, 2, false, v);
-  pair += polar_dipole_receive(udi * sp + upi * sd, v, g);
-  // The induced dipoles with each other.
+  double pair = multipole_in_dipole(Mi, udk * sp + upk * sd, s, k, g, dm);
+  pair += dipole_in_multipole(udi * sp + upi * sd, Mk, s, k, g);
   if (mutual && su != 0) {
-    polar_dipole(udk * su, src);
-    polar_potential(src, s, k, 1, 2, false, v);
-    pair += polar_dipole_receive(upi, v, g);
-    polar_dipole(upk * su, src);
-    polar_potential(src, s, k, 1, 2, false, v);
-    pair += polar_dipole_receive(udi, v, g);
+    pair += dipole_in_dipole(upi, udk * su, s, k, g);
+    pair += dipole_in_dipole(udi, upk * su, s, k, g);
   }
   return pair;
 }
