@@ -8,8 +8,10 @@
 #include "quasar/core/error.hpp"
 #include "quasar/io/text.hpp"
 #include "quasar/potential/amoeba/induce_gpu.hpp"
+#include "quasar/potential/amoeba/multipole_frame.hpp"
 #include "quasar/potential/amoeba/multipole_term.hpp"
 #include "quasar/potential/amoeba/pme_multipole.hpp"
+#include "quasar/potential/amoeba/polar_gpu.hpp"
 #include "quasar/potential/amoeba/valence_terms.hpp"
 
 namespace quasar::amoeba {
@@ -190,16 +192,26 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
       times_.reciprocal = parts.reciprocal;
     } else {
       const auto t0 = std::chrono::steady_clock::now();
+      std::optional<PolarPairSums> pair_sums;
+      std::optional<InduceGpu> device;
 #ifdef QUASAR_HAVE_CUDA
       // On the GPU the fields and the solve run on the device (the reciprocal part of Ewald sums
-      // through geometry.pme_gpu); the energy and forces from the dipoles copied back.
-      induced_ = gpu ? induce_gpu(e, geometry, r) : induce(e, geometry, r);
-#else
-      induced_ = induce(e, geometry, r);
+      // through geometry.pme_gpu), and the gradient's pairs on the dipoles left there (polar_gpu.hpp);
+      // the reciprocal part and the frames' chain rule from the host's copies.
+      if (gpu) {
+        device.emplace(e, geometry, r);
+        ReciprocalFieldHook hook;
+        if (geometry.ewald_alpha > 0)
+          hook = geometry.pme_gpu ? device_reciprocal_hook(*geometry.pme_gpu, geometry, r)
+                                  : host_reciprocal_hook(geometry, r);
+        induced_ = device->solve(lab_moments(e, geometry, r), hook);
+      }
 #endif
+      if (!device) induced_ = induce(e, geometry, r);
       times_.induce = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       times_.iterations = induced_.iterations;
-      res = polarization_energy(e, geometry, r, induced_, req.per_atom);
+      if (device) pair_sums = polar_pair_sums_gpu(*device, e.mutual, e.electric / 2);
+      res = polarization_energy(e, geometry, r, induced_, req.per_atom, pair_sums ? &*pair_sums : nullptr);
     }
     vdw_pairs_ = res.pairs;
     vdw_pairs_on_device_ = false;

@@ -74,13 +74,15 @@ class InduceGpu {
   const Array<double>& field_p() const { return field_p_; }
   const Array<double>& ud() const { return x_[0]; }
   const Array<double>& up() const { return x_[1]; }
+  // The lab moments of the last solve (13 n) and the system's device data (polar_gpu.hpp reuses them).
+  const Array<double>& moments() const { return moments_; }
+  InduceArgs device_args() const;
 
  private:
   struct DeviceOps;  // induce_solver.hpp's operations on the device arrays
   void mutual_product(const double* u, double* field, const ReciprocalFieldHook& hook);
   void direct_product(const std::vector<Moments>& M, const ReciprocalFieldHook& hook);
   double dot(const Array<double>& a, const Array<double>& b);
-  InduceArgs device_args() const;
 
   const ElectrostaticSystem& e_;
   const PairGeometry& g_;

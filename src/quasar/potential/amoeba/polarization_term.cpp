@@ -10,7 +10,8 @@
 namespace quasar::amoeba {
 
 ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const PairGeometry& geometry,
-                                        const std::vector<Vec3>& r, const InducedDipoles& ind, bool per_atom) {
+                                        const std::vector<Vec3>& r, const InducedDipoles& ind, bool per_atom,
+                                        const PolarPairSums* pair_sums) {
   const std::size_t n = r.size();
   const std::vector<Moments> M = lab_moments(e, geometry, r);
   ElectrostaticResult out = empty_result(n, per_atom);
@@ -26,50 +27,63 @@ ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const Pair
   std::vector<std::array<double, 13>> dM(n, std::array<double, 13>{});
   PairTensors t;
   const bool ewald = geometry.ewald_alpha > 0;
-  for_each_scaled_pair(
-      e, geometry, r,
-      [&](std::size_t i, std::size_t k, const ScaleScratch&) { return !(e.alpha[i] == 0 && e.alpha[k] == 0); },
-      [&](std::size_t i, std::size_t k, const double s[3], double dist, const ScaleScratch& sc) {
-        // The Thole-damped kernel with the pair's scales, and with Ewald sums the real-space kernel
-        // less the Coulomb one, unscaled.
-        double g[3] = {0, 0, 0}, dmi[13] = {}, dmk[13] = {}, pair = 0;
-        for (int part = 0; part < (ewald ? 2 : 1); ++part) {
-          pair_tensors(s,
-                       part == 0 ? thole_radial(dist, e.thole_of(i, k), e.damp[i] * e.damp[k])
-                                 : ewald_real_radial(dist, geometry.ewald_alpha, 0),
-                       {4, 2, 0}, t);
-          const double sp = part == 0 ? sc.p[k] : 1.0, sd = part == 0 ? sc.d[k] : 1.0, su = part == 0 ? sc.u[k] : 1.0;
-          const Moments D_k = dipole_moments(sp * ind.ud[k] + sd * ind.up[k]);
-          const Moments A_i = dipole_moments(sp * ind.ud[i] + sd * ind.up[i]);
-          double gp[3], dm[13];
-          Potential3 phi, phi1, none;
-          // M_i in the field of D_k.
-          source_potential(D_k, t, 3, 0, false, phi);
-          source_potential(D_k, t, 1, 1, false, phi1);
-          pair += receive(M[i], phi, phi1, gp, dm);
-          for (int c = 0; c < 3; ++c) g[c] += gp[c];
-          for (int c = 0; c < 13; ++c) dmi[c] += dm[c];
-          // A_i in the field of M_k; and M_k in the field of A_i for M_k's frame.
-          source_potential(M[k], t, 2, 0, false, phi);
-          pair += receive(A_i, phi, none, gp, nullptr);
-          for (int c = 0; c < 3; ++c) g[c] += gp[c];
-          source_potential(A_i, t, 2, 0, true, phi);
-          source_potential(A_i, t, 0, 1, true, phi1);
-          receive(M[k], phi, phi1, nullptr, dm);
-          for (int c = 0; c < 13; ++c) dmk[c] += dm[c];
-          // The induced dipoles with each other.
-          if (e.mutual && su != 0) {
-            source_potential(dipole_moments(su * ind.ud[k]), t, 2, 0, false, phi);
-            pair += receive(dipole_moments(ind.up[i]), phi, none, gp, nullptr);
+  if (pair_sums) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) out.grad[i][c] += pair_sums->grad[3 * i + static_cast<std::size_t>(c)];
+      for (std::size_t c = 0; c < 13; ++c) dM[i][c] += pair_sums->dM[13 * i + c];
+      for (std::size_t c = 0; c < 9; ++c) {
+        out.virial[c] += pair_sums->virial[9 * i + c];
+        if (per_atom) out.atom_virial[9 * i + c] += pair_sums->virial[9 * i + c];
+      }
+    }
+    out.pairs += pair_sums->pairs;
+  }
+  // Otherwise the CPU's loop over the pairs.
+  if (!pair_sums)
+    for_each_scaled_pair(
+        e, geometry, r,
+        [&](std::size_t i, std::size_t k, const ScaleScratch&) { return !(e.alpha[i] == 0 && e.alpha[k] == 0); },
+        [&](std::size_t i, std::size_t k, const double s[3], double dist, const ScaleScratch& sc) {
+          // The Thole-damped kernel with the pair's scales, and with Ewald sums the real-space kernel
+          // less the Coulomb one, unscaled.
+          double g[3] = {0, 0, 0}, dmi[13] = {}, dmk[13] = {}, pair = 0;
+          for (int part = 0; part < (ewald ? 2 : 1); ++part) {
+            pair_tensors(s,
+                         part == 0 ? thole_radial(dist, e.thole_of(i, k), e.damp[i] * e.damp[k])
+                                   : ewald_real_radial(dist, geometry.ewald_alpha, 0),
+                         {4, 2, 0}, t);
+            const double sp = part == 0 ? sc.p[k] : 1.0, sd = part == 0 ? sc.d[k] : 1.0, su = part == 0 ? sc.u[k] : 1.0;
+            const Moments D_k = dipole_moments(sp * ind.ud[k] + sd * ind.up[k]);
+            const Moments A_i = dipole_moments(sp * ind.ud[i] + sd * ind.up[i]);
+            double gp[3], dm[13];
+            Potential3 phi, phi1, none;
+            // M_i in the field of D_k.
+            source_potential(D_k, t, 3, 0, false, phi);
+            source_potential(D_k, t, 1, 1, false, phi1);
+            pair += receive(M[i], phi, phi1, gp, dm);
             for (int c = 0; c < 3; ++c) g[c] += gp[c];
-            source_potential(dipole_moments(su * ind.up[k]), t, 2, 0, false, phi);
-            pair += receive(dipole_moments(ind.ud[i]), phi, none, gp, nullptr);
+            for (int c = 0; c < 13; ++c) dmi[c] += dm[c];
+            // A_i in the field of M_k; and M_k in the field of A_i for M_k's frame.
+            source_potential(M[k], t, 2, 0, false, phi);
+            pair += receive(A_i, phi, none, gp, nullptr);
             for (int c = 0; c < 3; ++c) g[c] += gp[c];
+            source_potential(A_i, t, 2, 0, true, phi);
+            source_potential(A_i, t, 0, 1, true, phi1);
+            receive(M[k], phi, phi1, nullptr, dm);
+            for (int c = 0; c < 13; ++c) dmk[c] += dm[c];
+            // The induced dipoles with each other.
+            if (e.mutual && su != 0) {
+              source_potential(dipole_moments(su * ind.ud[k]), t, 2, 0, false, phi);
+              pair += receive(dipole_moments(ind.up[i]), phi, none, gp, nullptr);
+              for (int c = 0; c < 3; ++c) g[c] += gp[c];
+              source_potential(dipole_moments(su * ind.up[k]), t, 2, 0, false, phi);
+              pair += receive(dipole_moments(ind.ud[i]), phi, none, gp, nullptr);
+              for (int c = 0; c < 3; ++c) g[c] += gp[c];
+            }
           }
-        }
-        if (sc.p[k] != 0 && pair != 0) ++out.pairs;
-        add_pair_gradient(out, dM, i, k, s, half_f, g, dmi, dmk, per_atom);
-      });
+          if (sc.p[k] != 0 && pair != 0) ++out.pairs;
+          add_pair_gradient(out, dM, i, k, s, half_f, g, dmi, dmk, per_atom);
+        });
   if (geometry.ewald_alpha > 0) {
     // Reciprocal part: (f/2) d/dx of (ud + up) K M + up K ud (the last for MUTUAL), K the reciprocal
     // interaction, from PME energies E(X) = X K X / 2 of sums of the moment sets; the self field's

@@ -16,7 +16,17 @@
 
 namespace quasar::amoeba {
 
+// The pair part's per-atom sums when computed elsewhere (polar_gpu.hpp: polar_forms.hpp's sums on
+// the GPU, or on the host for tests), already times f/2: dE/dx (3 n), dE/dM (13 n), each atom's half
+// of its pairs' virial (9 n, row-major), and the count of interacting pairs.
+struct PolarPairSums {
+  std::vector<double> grad, dM, virial;
+  long pairs = 0;
+};
+
+// pair_sums: the pair loop's result computed elsewhere (null: the CPU's loop here).
 ElectrostaticResult polarization_energy(const ElectrostaticSystem& e, const PairGeometry& g,
-                                        const std::vector<Vec3>& positions, const InducedDipoles& u, bool per_atom);
+                                        const std::vector<Vec3>& positions, const InducedDipoles& u, bool per_atom,
+                                        const PolarPairSums* pair_sums = nullptr);
 
 }  // namespace quasar::amoeba
