@@ -27,10 +27,6 @@ namespace {
 
 using namespace amoeba_test;
 
-#define QUASAR_REQUIRE_GPU()                                              \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
-  QUASAR_REQUIRE_FAMILY("amoeba")
-
 double largest(const std::vector<double>& v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));

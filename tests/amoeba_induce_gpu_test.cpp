@@ -30,10 +30,6 @@ namespace {
 
 using namespace amoeba_test;
 
-#define QUASAR_REQUIRE_GPU()                                                       \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
-  QUASAR_REQUIRE_FAMILY("amoeba")
-
 constexpr double kDebye = 4.80321;
 
 double largest(const std::vector<Vec3>& v) {

@@ -24,27 +24,7 @@ namespace {
 
 using namespace amoeba_test;
 
-#define QUASAR_REQUIRE_GPU()                                                       \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
-  QUASAR_REQUIRE_FAMILY("amoeba")
-
 constexpr double kTolerance = 3e-13;
-
-double relative_worst(const std::vector<double>& want, const std::vector<double>& got, const std::string& what) {
-  EXPECT_EQ(got.size(), want.size()) << what;
-  double scale = 1e-300, worst = 0;
-  for (double w : want) scale = std::max(scale, std::abs(w));
-  for (std::size_t k = 0; k < std::min(want.size(), got.size()); ++k)
-    if (!(std::abs(got[k] - want[k]) <= worst)) worst = std::abs(got[k] - want[k]);  // NaN sticks
-  test::print_measured(what + ", worst relative deviation", worst / scale);
-  return worst / scale;
-}
-
-std::vector<double> flat(const std::vector<Vec3>& v) {
-  std::vector<double> out;
-  for (const Vec3& x : v) out.insert(out.end(), {x.x, x.y, x.z});
-  return out;
-}
 
 // multipole_energy with the pairs on the device object against the CPU's, and again for the same bits.
 void expect_device_object_agrees(const Multipoles& p, const std::string& name) {

@@ -1,6 +1,8 @@
 #pragma once
-// The permanent-multipole tests' systems (amoeba_mpole_forms_test, amoeba_mpole_gpu_test): a
-// multipole-only key bound on the CPU, with the pair geometry and candidates its evaluation uses.
+// The electrostatic tests' systems (amoeba_mpole_*, and through amoeba_polarizable.hpp the induced-dipole
+// and polarization tests): a multipole-only or polarization-only key bound on the CPU, with the pair
+// geometry and candidates its evaluation uses.
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -35,7 +37,7 @@ inline const char* multipole_system_name(MultipoleSystem which) {
     default: return "triclinic local frames, PME";
   }
 }
-inline bool load_multipoles(Multipoles& p, MultipoleSystem which) {
+inline bool load_electrostatics(Multipoles& p, MultipoleSystem which, bool polarization) {
   std::string prm, xyz, settings;
   switch (which) {
     case MultipoleSystem::WaterPme:
@@ -57,23 +59,29 @@ inline bool load_multipoles(Multipoles& p, MultipoleSystem which) {
     }
   }
   if (prm.empty() || xyz.empty()) return false;
-  const std::string key = (test::scratch_dir("amoeba-multipoles-" + std::to_string(static_cast<int>(which))) / "mpole.key").string();
-  std::ofstream(key) << "parameters " << prm << "\n" << settings << "multipoleterm only\n";
+  const std::string term = polarization ? "polarize" : "mpole";
+  const std::string key =
+      (test::scratch_dir("amoeba-" + term + "-" + std::to_string(static_cast<int>(which))) / (term + ".key")).string();
+  std::ofstream(key) << "parameters " << prm << "\n" << settings << (polarization ? "polarizeterm" : "multipoleterm") << " only\n";
   p.ff = amoeba::load_tinker_force_field(key);
   const bool frames = which == MultipoleSystem::WaterPme || which == MultipoleSystem::WaterCutoff;
   p.s = frames ? io::read_frames(xyz).front() : io::read_tinker_xyz(xyz);
   p.term = bound_term(p.ff, p.s);
-  if (!p.term || p.term->name() != "mpole") throw Error("the key's force field is not the multipoles alone");
+  if (!p.term || p.term->name() != term) throw Error("the key's force field is not " + term + " alone");
   p.r = p.s.positions;
   const bool structure_cell = p.s.box.periodic[0] || p.s.box.periodic[1] || p.s.box.periodic[2];
   const auto& cell = p.term->parameters().cell;
   const Box box = structure_cell || !cell ? p.s.box : *cell;
-  p.g = amoeba::electrostatic_geometry(p.term->parameters(), p.e(), box, structure_cell || cell.has_value(), "multipoles");
+  p.g = amoeba::electrostatic_geometry(p.term->parameters(), p.e(), box, structure_cell || cell.has_value(),
+                                       polarization ? "polarization" : "multipoles");
   if (p.g.periodic) {
-    p.candidates = amoeba::pair_candidates(p.r, p.g.box, p.g.cutoff);
+    // The solver's preconditioner reaches usolve-cutoff.
+    p.candidates = amoeba::pair_candidates(p.r, p.g.box, polarization ? std::max(p.g.cutoff, p.e().usolve_cutoff) : p.g.cutoff);
     p.g.candidates = &p.candidates;
   }
   return true;
 }
+
+inline bool load_multipoles(Multipoles& p, MultipoleSystem which) { return load_electrostatics(p, which, false); }
 
 }  // namespace quasar::amoeba_test

@@ -32,30 +32,7 @@ namespace {
 
 using namespace amoeba_test;
 
-#define QUASAR_REQUIRE_GPU()                                                       \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
-  QUASAR_REQUIRE_FAMILY("amoeba")
-
 constexpr double kTolerance = 1e-12;
-
-// The largest |got - want| over the largest |want| (1e-300 at least), printed and returned.
-double relative_worst(const std::vector<double>& want, const std::vector<double>& got, const std::string& what) {
-  EXPECT_EQ(got.size(), want.size()) << what;
-  double scale = 1e-300, worst = 0;
-  for (double w : want) scale = std::max(scale, std::abs(w));
-  for (std::size_t k = 0; k < std::min(want.size(), got.size()); ++k)
-    if (!(std::abs(got[k] - want[k]) <= worst)) worst = std::abs(got[k] - want[k]);  // NaN sticks
-  test::print_measured(what + ", worst relative deviation", worst / scale);
-  return worst / scale;
-}
-
-template <class T>
-std::vector<double> flat(const std::vector<T>& v) {
-  std::vector<double> out;
-  for (const T& x : v)
-    for (int k = 0; k < static_cast<int>(sizeof(T) / sizeof(double)); ++k) out.push_back(reinterpret_cast<const double*>(&x)[k]);
-  return out;
-}
 
 // One system's sites and moments in a cell.
 struct Sites {

@@ -22,10 +22,6 @@
 namespace quasar::amoeba {
 namespace {
 
-#define QUASAR_REQUIRE_GPU()                                                       \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
-  QUASAR_REQUIRE_FAMILY("amoeba")
-
 double largest(const std::vector<double>& v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));
@@ -38,12 +34,6 @@ double worst_relative(const std::vector<double>& got, const std::vector<double>&
   double w = 0;
   for (std::size_t j = 0; j < std::min(got.size(), want.size()); ++j) w = std::max(w, std::abs(got[j] - want[j]));
   return w / scale;
-}
-
-std::vector<double> flat(const std::vector<Vec3>& v) {
-  std::vector<double> out;
-  for (const Vec3& x : v) out.insert(out.end(), {x.x, x.y, x.z});
-  return out;
 }
 
 void expect_gpu_matches_cpu(amoeba_test::PolarSystem which, const std::string& name) {
@@ -76,7 +66,7 @@ void expect_gpu_matches_cpu(amoeba_test::PolarSystem which, const std::string& n
     const ElectrostaticResult got = polarization_energy(e, p.g, p.r, u, true, &sums);
     EXPECT_EQ(got.pairs, want.pairs) << what;
     EXPECT_NEAR(got.energy, want.energy, 1e-12 * std::abs(want.energy)) << what;
-    const double dg = worst_relative(flat(got.grad), flat(want.grad));
+    const double dg = worst_relative(amoeba_test::flat(got.grad), amoeba_test::flat(want.grad));
     const std::vector<double> gv(got.virial, got.virial + 9), wv(want.virial, want.virial + 9);
     const double dv = worst_relative(gv, wv), de = worst_relative(got.atom_energy, want.atom_energy),
                  da = worst_relative(got.atom_virial, want.atom_virial);

@@ -3,6 +3,7 @@
 // evaluated in Tinker's units, and forces and virial against finite differences of the energy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -19,9 +20,36 @@
 #include "quasar/potential/evaluate.hpp"
 #include "support.hpp"
 
+// The GPU tests: skipped without a GPU (their names carry Gpu, so that bench/gpu-check.sh runs them and
+// fails a skip there).
+#define QUASAR_REQUIRE_GPU()                                                       \
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: this build or machine has none"; \
+  QUASAR_REQUIRE_FAMILY("amoeba")
+
 namespace quasar::amoeba_test {
 
 inline constexpr double kKcal = units::kcal_mol;
+
+// The largest |got - want| over the largest |want| (1e-300 at least), printed and returned.
+inline double relative_worst(const std::vector<double>& want, const std::vector<double>& got, const std::string& what) {
+  EXPECT_EQ(got.size(), want.size()) << what;
+  double scale = 1e-300, worst = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (std::size_t k = 0; k < std::min(want.size(), got.size()); ++k)
+    if (!(std::abs(got[k] - want[k]) <= worst)) worst = std::abs(got[k] - want[k]);  // NaN sticks
+  test::print_measured(what + ", worst relative deviation", worst / scale);
+  return worst / scale;
+}
+
+// The doubles of records made of doubles alone (Vec3, Moments, 3 x 3 arrays), one record after another.
+template <class T>
+std::vector<double> flat(const std::vector<T>& v) {
+  std::vector<double> out;
+  out.reserve(v.size() * sizeof(T) / sizeof(double));
+  for (const T& x : v)
+    for (std::size_t k = 0; k < sizeof(T) / sizeof(double); ++k) out.push_back(reinterpret_cast<const double*>(&x)[k]);
+  return out;
+}
 
 // Tinker's analyze/testgrad output: the total, the internal virial and the gradient of each atom.
 struct TinkerReference {

@@ -27,7 +27,14 @@ GVector times(const IntMatrix3& m, const GVector& x) {
   return y;
 }
 
-// a - b as an integer vector when it is one (1e-6).
+std::string text(const Vec3d& q) {
+  char b[96];
+  std::snprintf(b, sizeof b, "(%.6f, %.6f, %.6f)", q[0], q[1], q[2]);
+  return b;
+}
+
+}  // namespace
+
 bool integer_difference(const Vec3d& a, const Vec3d& b, GVector& out) {
   for (int d = 0; d < 3; ++d) {
     const double x = a[d] - b[d];
@@ -36,14 +43,6 @@ bool integer_difference(const Vec3d& a, const Vec3d& b, GVector& out) {
   }
   return true;
 }
-
-std::string text(const Vec3d& q) {
-  char b[96];
-  std::snprintf(b, sizeof b, "(%.6f, %.6f, %.6f)", q[0], q[1], q[2]);
-  return b;
-}
-
-}  // namespace
 
 IntMatrix3 reciprocal_rotation(const CrystalOperation& op) {
   const auto& r = op.rotation;

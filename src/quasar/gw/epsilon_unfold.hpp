@@ -15,6 +15,9 @@
 
 namespace quasar::gw {
 
+// a - b as an integer vector when it is one (1e-6): matching k- and q-points modulo G.
+bool integer_difference(const Vec3d& a, const Vec3d& b, GVector& out);
+
 // P = R^-T of a crystal operation: q -> P q in reciprocal coordinates (integer: det R = +-1).
 IntMatrix3 reciprocal_rotation(const CrystalOperation& op);
 

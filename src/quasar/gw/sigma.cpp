@@ -34,15 +34,6 @@ double cell_volume(const Wavefunctions& w) {
 }
 Vec3d plus(const Vec3d& q, const GVector& g) { return {q[0] + g[0], q[1] + g[1], q[2] + g[2]}; }
 
-// a - b as an integer vector when it is one (1e-6), for k-point and q-point matching.
-bool integer_difference(const Vec3d& a, const Vec3d& b, GVector& out) {
-  for (int d = 0; d < 3; ++d) {
-    const double x = a[d] - b[d];
-    out[d] = static_cast<int>(std::lround(x));
-    if (std::abs(x - out[d]) > 1e-6) return false;
-  }
-  return true;
-}
 
 // A box of G-vectors [-r, r]^3 for dense lookups.
 struct GBox {
