@@ -98,13 +98,17 @@ TEST(NnpTrainRestart, ContinuesBitForBitOnTheCpu) {
 
 // The same on the GPU, where the updaters' states live on the device: two epochs, and one, a checkpoint
 // and one more, take the same steps (random selection: no decision hangs on a rounding of the GPU's
-// sums), and so do checkpoints continued on the other backend. Expected: an epoch on the GPU agrees with
-// the CPU's to about 3e-11 (NnpTrainRun.GpuEpochTakesTheCpuSteps).
+// sums), and so do checkpoints continued on the other backend. An epoch on the GPU agrees with the
+// CPU's to about 3e-11 (NnpTrainRun.GpuEpochTakesTheCpuSteps), and the Kalman filters' second epoch
+// amplifies the GPU's varying sums. Measured on an H100, relative to the largest weight: one Kalman
+// filter 2.1e-9 to 4e-9, one per element 5.2e-8 (GPU restarted) and 1.5e-6 (a CPU checkpoint continued
+// on the GPU; 1.6e-7 and 1e-6 in a second run), Adam 8.3e-16 at most; held to 2e-5.
 TEST(NnpTrainRestart, ContinuesOnTheGpu) {
   QUASAR_REQUIRE_TRAINING_DATA();
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
   for (std::size_t v : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
     Keys keys = variants()[v];
+    std::erase_if(keys, [](const auto& k) { return k.first == "selection_mode"; });
     keys.push_back({"selection_mode", "selection_mode 0"});
     const std::string tag = std::to_string(v);
     const Outcome whole = train("gpu-whole-" + tag, keys, 2, Backend::Cuda);
@@ -116,20 +120,20 @@ TEST(NnpTrainRestart, ContinuesOnTheGpu) {
     for (std::size_t k = 0; k < whole.weights.size(); ++k)
       weights.add(rest.weights[k] / largest, whole.weights[k] / largest);
     // The GPU's symmetry functions are sums in a varying order, recomputed by the restarted run.
-    EXPECT_TRUE(weights.within(1e-9));
+    EXPECT_TRUE(weights.within(2e-5));
     // And the restarted GPU run's checkpoint continues on the CPU.
     const Outcome cpu = train("gpu-cpu-" + tag, keys, 2, Backend::Cpu, (first.out / "training.ckpt").string());
     test::MaxError across("CPU continuation of a GPU checkpoint - GPU, relative to the largest, variant " + tag);
     for (std::size_t k = 0; k < whole.weights.size(); ++k)
       across.add(cpu.weights[k] / largest, whole.weights[k] / largest);
-    EXPECT_TRUE(across.within(1e-9));
+    EXPECT_TRUE(across.within(2e-5));
     // And a CPU checkpoint on the GPU.
     const Outcome cpu_first = train("gpu-cpu-first-" + tag, keys, 1, Backend::Cpu);
     const Outcome on_gpu = train("cpu-gpu-" + tag, keys, 2, Backend::Cuda, (cpu_first.out / "training.ckpt").string());
     test::MaxError back("GPU continuation of a CPU checkpoint - GPU, relative to the largest, variant " + tag);
     for (std::size_t k = 0; k < whole.weights.size(); ++k)
       back.add(on_gpu.weights[k] / largest, whole.weights[k] / largest);
-    EXPECT_TRUE(back.within(1e-9));
+    EXPECT_TRUE(back.within(2e-5));
   }
 }
 
