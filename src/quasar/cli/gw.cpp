@@ -3,7 +3,6 @@
 // `quasar gw epsilon epsilon.inp`: the static dielectric matrices of BerkeleyGW's Epsilon on the EPM
 // mean fields of WFN.in and WFNq.in, with that program's head lines and chi_converge.dat.
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -18,6 +17,7 @@
 #include "quasar/gw/epsilon_input.hpp"
 #include "quasar/gw/epsilon_output.hpp"
 #include "quasar/gw/mean_field.hpp"
+#include "quasar/gw/run.hpp"
 #include "quasar/gw/sigma.hpp"
 #include "quasar/gw/sigma_input.hpp"
 #include "quasar/gw/sigma_output.hpp"
@@ -103,24 +103,12 @@ int epm(const Args& a) {
 
 int epsilon(const Args& a) {
   if (a.positional.size() != 2) throw UsageError("gw epsilon takes one input file");
-  const std::string input_path = a.positional[1];
-  const gw::EpsilonInput in = gw::read_epsilon_input(input_path);
-  const std::filesystem::path dir = std::filesystem::path(input_path).parent_path();
-  const std::string wfn_path = a.get("--wfn", (dir / "WFN.in").string());
-  const std::string wfnq_path = a.get("--wfnq", (dir / "WFNq.in").string());
   device::Context ctx(parse_backend(a.get("--device", "cpu")));
   auto say = [](const std::string& s) { std::cout << s << std::endl; };
-  const gw::Wavefunctions wfn = gw::load_mean_field(wfn_path, ctx);
-  say("mean field WFN: " + wfn_path + ", " + std::to_string(wfn.kpoint_count()) + " k-points in the full zone");
-  gw::Wavefunctions wfnq;
-  const gw::EpsilonQPoint* q0 = nullptr;
-  for (const auto& q : in.qpoints)
-    if (q.q0) q0 = &q;
-  if (q0) {
-    wfnq = gw::load_mean_field(wfnq_path, ctx, &q0->q);
-    say("mean field WFNq: " + wfnq_path + ", " + std::to_string(wfnq.kpoint_count()) + " k-points (shifted by q0)");
-  }
-  const gw::EpsilonResult r = gw::compute_epsilon(in, wfn, q0 ? &wfnq : nullptr, ctx, say);
+  const gw::EpsilonRun run = gw::run_epsilon(a.positional[1], a.get("--wfn", ""), a.get("--wfnq", ""), ctx, say);
+  const gw::EpsilonResult& r = run.result;
+  const gw::EpsilonInput& in = run.input;
+  const gw::Wavefunctions& wfn = run.wfn;
   for (std::size_t iq = 0; iq < r.q.size(); ++iq) {
     const int n = static_cast<int>(iq + 1);
     std::cout << gw::epsilon_lines(r.q[iq], n, r.real) << gw::epsilon_inverse_lines(r.q[iq], n, r.real);
@@ -136,31 +124,11 @@ int epsilon(const Args& a) {
 }
 int sigma(const Args& a) {
   if (a.positional.size() != 2) throw UsageError("gw sigma takes one input file");
-  const std::string input_path = a.positional[1];
-  gw::SigmaInput in = gw::read_sigma_input(input_path);
-  const std::filesystem::path dir = std::filesystem::path(input_path).parent_path();
   device::Context ctx(parse_backend(a.get("--device", "cpu")));
   auto say = [](const std::string& s) { std::cout << s << std::endl; };
-  const std::string wfn_path = a.get("--wfn", (dir / "WFN_co.in").string());
-  const gw::Wavefunctions inner = gw::load_mean_field(wfn_path, ctx);
-  say("inner mean field: " + wfn_path + ", " + std::to_string(inner.kpoint_count()) + " k-points in the full zone");
-  gw::EpsilonResult eps;
-  if (in.settings.model != gw::SigmaModel::HartreeFock) {
-    const std::string eps_path = a.get("--epsilon", (dir / "epsilon.h5").string());
-    eps = gw::read_epsilon_file(eps_path);
-    say("dielectric matrices: " + eps_path + ", " + std::to_string(eps.q.size()) + " q-points");
-  }
-  say(in.symmetric_q_grid ? "q-grid: reduced by the little group of each k (Coulomb averages of the representatives)"
-                           : "q-grid: every point with its own Coulomb averages (no_symmetries_q_grid)");
-  const std::vector<double> density = gw::mean_field_density(wfn_path, ctx);
-  in.settings.listed_kpoints = gw::listed_kpoints(wfn_path);
-  if (!in.settings.operations.empty()) {
-    say("q map: BerkeleyGW's, by the last of its " + std::to_string(in.settings.operations.size()) + " operations");
-    const std::vector<gw::EpsilonOfQ>& qs = eps.q;
-    for (const gw::EpsilonOfQ& e : qs) in.settings.dielectric_qpoints.push_back(e.q0 ? gw::Vec3d{0, 0, 0} : e.q);
-  }
-  const gw::SigmaResult r = gw::compute_sigma(in.settings, inner, in.settings.model == gw::SigmaModel::HartreeFock ? nullptr : &eps,
-                                              say, &density, &ctx);
+  const gw::SigmaRun run = gw::run_sigma(a.positional[1], a.get("--wfn", ""), a.get("--epsilon", ""), ctx, say);
+  const gw::SigmaResult& r = run.result;
+  const gw::SigmaInput& in = run.input;
   const std::string log = a.get("--output", "sigma_hp.log"), json = a.get("--json", "sigma.json");
   const std::string text = gw::sigma_hp_log(r, in.settings.exact_static_ch), summary = gw::sigma_json(r);
   std::cout << text;
