@@ -385,6 +385,7 @@ NB_MODULE(_quasar, m) {
   units["kcal_mol"] = quasar::units::kcal_mol;
   m.attr("units") = units;
   bind_shepard(m);
+  bind_gw(m);
   nb::class_<PyPotential>(m, "Potential")
       .def_static("load", &load, "path"_a, "device"_a, "precision"_a, "deterministic"_a, "options"_a)
       .def_static("from_toml", &from_toml, "text"_a, "base_dir"_a, "device"_a, "precision"_a, "deterministic"_a)

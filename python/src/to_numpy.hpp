@@ -19,5 +19,7 @@ nanobind::ndarray<nanobind::numpy, T> to_numpy(std::vector<T>&& v, std::initiali
 
 // shepard.cpp: modified Shepard data sets, their evaluation, and QCT studies.
 void bind_shepard(nanobind::module_& m);
+// gw.cpp: the GW dielectric-matrix file, Epsilon and Sigma (the submodule _quasar.gw; absent without GW).
+void bind_gw(nanobind::module_& m);
 
 }  // namespace quasar::python
