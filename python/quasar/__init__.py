@@ -11,6 +11,7 @@ the CPU or GPU.
     ens.run(1000); ens.thermo()["potential_energy"]                  # thousands of small systems at once
 
 Modified Shepard surfaces, ab initio points from PySCF and quasi-classical trajectories: `quasar.shepard`.
+GW results (Epsilon, Sigma) in numpy: `quasar.gw`.
 
 Units are Quasar's (LAMMPS metal): Å, eV, ps, amu, K, bar. Errors from the engine are raised as
 `QuasarError` (a RuntimeError) with the engine's message. For ASE, see `quasar.ase`.
