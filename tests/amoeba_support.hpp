@@ -51,6 +51,27 @@ std::vector<double> flat(const std::vector<T>& v) {
   return out;
 }
 
+// Forces, virial, per-atom energies and per-atom virials of two evaluations, each within `tolerance` of
+// its largest value.
+inline void expect_outputs_agree(const Evaluation& want, const Evaluation& got, const std::string& what,
+                                 double tolerance) {
+  std::vector<double> wv, gv, wav, gav;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      wv.push_back(want.virial(a, b));
+      gv.push_back(got.virial(a, b));
+      for (std::size_t i = 0; i < want.atom_virial.size() && i < got.atom_virial.size(); ++i) {
+        wav.push_back(want.atom_virial[i](a, b));
+        gav.push_back(got.atom_virial[i](a, b));
+      }
+    }
+  EXPECT_LE(relative_worst(flat(want.forces), flat(got.forces), what + " forces"), tolerance);
+  EXPECT_LE(relative_worst(wv, gv, what + " virial"), tolerance);
+  EXPECT_LE(relative_worst(want.atom_energy, got.atom_energy, what + " per-atom energies"), tolerance);
+  EXPECT_LE(relative_worst(wav, gav, what + " per-atom virials"), tolerance);
+}
+
+
 // Tinker's analyze/testgrad output: the total, the internal virial and the gradient of each atom.
 struct TinkerReference {
   double energy = 0;
