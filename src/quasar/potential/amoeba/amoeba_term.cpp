@@ -76,6 +76,11 @@ AmoebaTerm::AmoebaTerm(std::shared_ptr<const Parameters> parameters, Term term)
 
 std::string AmoebaTerm::name() const { return short_name(term_); }
 
+void AmoebaTerm::set_precision(Precision p) {
+  if (p == Precision::Mixed16) throw Error(name() + ": precision mixed16 is not offered for AMOEBA (double, mixed32)");
+  precision_ = p;
+}
+
 void AmoebaTerm::bind(const SystemSetup& setup) {
   const Parameters& p = *parameters_;
   if (setup.atom_types.size() != setup.atom_count)

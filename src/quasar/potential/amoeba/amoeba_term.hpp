@@ -38,6 +38,11 @@ class AmoebaTerm : public Potential {
   // entry without the parameters Tinker requires.
   void bind(const SystemSetup& setup) override;
   void compute(AtomState& atoms, NeighborRefs lists, const ComputeRequest& req, ForceOutput& out) override;
+  // GPU arithmetic: double, or mixed32 (pair and entry arithmetic in float, forces, energies and
+  // virials summed in 64-bit fixed point, as Tinker9's and Tinker-HP's mixed modes). The CPU
+  // evaluates in double whatever is set.
+  void set_precision(Precision p) override;
+  Precision precision() const { return precision_; }
   Term term() const { return term_; }
   const Parameters& parameters() const { return *parameters_; }
   // Entries of this term in the system bound (for `quasar eval`'s counts, as analyze prints them);
@@ -73,6 +78,7 @@ class AmoebaTerm : public Potential {
   std::shared_ptr<const Parameters> parameters_;
   Term term_;
   bool bound_ = false;
+  Precision precision_ = Precision::Double;
   std::size_t atoms_ = 0;
   ValenceEntries entries_;
   VdwSystem vdw_;

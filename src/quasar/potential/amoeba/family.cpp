@@ -43,7 +43,7 @@ void report(const ForceField& ff, const Evaluation& e, std::ostream& out) {
 }
 
 std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesystem::path& base_dir) {
-  t.allow_only({"type", "name", "group", "key", "term"});
+  t.allow_only({"type", "name", "group", "key", "term", "precision"});
   std::filesystem::path key(t.get_string("key"));
   if (key.is_relative()) key = base_dir / key;
   const std::string term = t.get_string("term");
@@ -51,11 +51,18 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
   for (int k = 0; k < kTerms; ++k) {
     const std::string keyword = term_keyword(static_cast<Term>(k));
     if (keyword.substr(0, keyword.size() - 4) != term) continue;
+    std::unique_ptr<AmoebaTerm> potential;
     try {
-      return std::make_unique<AmoebaTerm>(p, static_cast<Term>(k));
+      potential = std::make_unique<AmoebaTerm>(p, static_cast<Term>(k));
     } catch (const Error& e) {
       t.fail("term", e.what());
     }
+    try {
+      potential->set_precision(parse_precision(t.get_string("precision", "double")));
+    } catch (const Error& e) {
+      t.fail("precision", e.what());
+    }
+    return potential;
   }
   t.fail("term", "expected bond, angle, strbnd, urey, opbend, torsion, pitors, tortor, angtor, strtor, vdw, mpole or polarize, found '" + term + "'");
 }
@@ -64,9 +71,10 @@ std::unique_ptr<Potential> from_config(const ConfigTable& t, const std::filesyst
 void register_family(PotentialRegistry& registry) {
   PotentialFamily f;
   f.name = "amoeba";
-  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): every term of AMOEBA (valence and cross terms, vdW with its long-range correction, multipoles and polarization in the gas phase, with a cutoff or PME); on the GPU the valence terms and vdW as kernels, the electrostatics on the CPU from a host copy";
+  f.description = "AMOEBA from Tinker files (.key with its .prm; .xyz structures): every term of AMOEBA (valence and cross terms, vdW with its long-range correction, multipoles and polarization in the gas phase, with a cutoff or PME); on the GPU in double or mixed32: every term's pairs and entries as kernels, the electrostatics' lists, frames and totals on the host";
   f.capabilities.gpu = true;
   f.capabilities.per_atom = true;
+  f.capabilities.precisions = {Precision::Double, Precision::Mixed32};
   f.from_config = from_config;
   f.model_extensions = {".key"};
   f.force_field_from_file = [](const std::string& path, const ModelOptions&) { return load_tinker_force_field(path); };
