@@ -7,8 +7,9 @@
 //   ssx dropped where |ssx| > sexcut |I| and wx < 0; ssx only for filled bands n1;
 //   sx(n1, e) = -sum_G' [sum_G M_n(G) ssx(G, G')] M_m(G')^* v(G'),
 //   ch(n1, e) = 1/2 sum_G' [sum_G M_n(G) sch(G, G')] M_m(G')^* v(G').
-// On the CPU the loops of gpp_kernels.cpp (the reference), on the GPU gpp_kernels.cu: one block per
-// (n1, energy, G') reducing over G, then the G' partial sums added in a fixed order (deterministic).
+// On the CPU the loops of gpp_kernels.cpp (the reference), on the GPU gpp_kernels.cu: a thread per G
+// sums over a range of G' for a tile of band-energies (each matrix element read once per tile), then
+// the partial sums are added in a fixed order (deterministic).
 #include <complex>
 
 #include "quasar/device/array.hpp"
