@@ -235,8 +235,8 @@ TEST(GwSigmaCommand, EpsilonThenSigmaEndToEnd) {
 
 // The plasmon-pole sums on each backend: gpp_sums on inputs that reach every branch (modes at 1e12
 // eV, zero modes, poles near E - E_n1, negative energies past sexcut) against the CPU reference; on
-// the GPU then the whole GPP run, its Si.test matches as on the CPU and every element within 2e-12 eV
-// of the CPU's.
+// the GPU then the whole GPP and COHSEX runs, their Si.test matches as on the CPU and every element
+// within 2e-12 eV of the CPU's.
 class GwSigmaBackends : public testing::TestWithParam<Backend> {};
 
 TEST_P(GwSigmaBackends, GppSumsAndSiTest) {
@@ -283,25 +283,28 @@ TEST_P(GwSigmaBackends, GppSumsAndSiTest) {
 
   if (GetParam() != Backend::Cuda || !have_reference()) return;
   const SiMeanFields& m = si();
-  gw::SigmaInput in = gw::read_sigma_input(ref("sig_GPP.inp"));
-  follow_berkeleygw_q_map(in.settings);
-  const gw::SigmaResult on_cpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
-  const gw::SigmaResult on_gpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density, &ctx);
-  test::MaxError diff("Sigma GPP on the GPU - on the CPU (eV)");
-  for (std::size_t k = 0; k < on_cpu.k.size(); ++k)
-    for (int part = 0; part < 2; ++part) {
-      const auto& a = part ? on_cpu.k[k].offdiagonal : on_cpu.k[k].diagonal;
-      const auto& b = part ? on_gpu.k[k].offdiagonal : on_gpu.k[k].diagonal;
-      for (std::size_t i = 0; i < a.size(); ++i)
-        for (auto f : {&gw::SigmaElement::x, &gw::SigmaElement::sx, &gw::SigmaElement::ch, &gw::SigmaElement::sig,
-                       &gw::SigmaElement::eqp1, &gw::SigmaElement::znk})
-          diff.add(b[i].*f, a[i].*f);
-    }
-  // Measured on the H100: 2.8e-14 eV.
-  EXPECT_TRUE(diff.within(2e-12));
-  const std::string log = gw::sigma_hp_log(on_gpu, true);
-  for (const Match& w : matches("sig_GPP.out"))
-    EXPECT_NEAR(grep(log, w.pattern, w.column, w.offset), w.value, w.precision) << w.name;
+  for (const char* model : {"GPP", "COHSEX"}) {
+    const std::string input = std::string("sig_") + model + ".inp";
+    gw::SigmaInput in = gw::read_sigma_input(ref(input));
+    follow_berkeleygw_q_map(in.settings);
+    const gw::SigmaResult on_cpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
+    const gw::SigmaResult on_gpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density, &ctx);
+    test::MaxError diff(std::string("Sigma ") + model + " on the GPU - on the CPU (eV)");
+    for (std::size_t k = 0; k < on_cpu.k.size(); ++k)
+      for (int part = 0; part < 2; ++part) {
+        const auto& a = part ? on_cpu.k[k].offdiagonal : on_cpu.k[k].diagonal;
+        const auto& b = part ? on_gpu.k[k].offdiagonal : on_gpu.k[k].diagonal;
+        for (std::size_t i = 0; i < a.size(); ++i)
+          for (auto f : {&gw::SigmaElement::x, &gw::SigmaElement::sx, &gw::SigmaElement::ch, &gw::SigmaElement::sig,
+                         &gw::SigmaElement::eqp1, &gw::SigmaElement::znk})
+            diff.add(b[i].*f, a[i].*f);
+      }
+    // Measured on the H100: GPP 2.8e-14 eV.
+    EXPECT_TRUE(diff.within(2e-12));
+    const std::string log = gw::sigma_hp_log(on_gpu, true);
+    for (const Match& w : matches(std::string("sig_") + model + ".out"))
+      EXPECT_NEAR(grep(log, w.pattern, w.column, w.offset), w.value, w.precision) << model << ": " << w.name;
+  }
 }
 
 QUASAR_INSTANTIATE_BACKENDS(GwSigmaBackends);

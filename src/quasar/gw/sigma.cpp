@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "quasar/core/error.hpp"
+#include "quasar/gw/band_sums.hpp"
 #include "quasar/gw/coulomb_average.hpp"
 #include "quasar/gw/epsilon_unfold.hpp"
 #include "quasar/gw/gpp_kernels.hpp"
@@ -426,7 +427,8 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
           wt[g + gp * ng] = wtilde;
         }
 
-      if (s.model == SigmaModel::Gpp) d_ieps.assign(ieps), d_wt.assign(wt), d_vc.assign(vc);
+      d_ieps.assign(ieps);
+      if (s.model == SigmaModel::Gpp) d_wt.assign(wt), d_vc.assign(vc);
       for (std::size_t i = 0; i < wants.size(); ++i) {
         const Want& x = wants[i];
         Sums& sm = sums[i];
@@ -453,46 +455,37 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
           sm.ch_exact += t * factor;
         }
         const double el = w.energy(0, ks, x.l) * ry;
-        if (s.model == SigmaModel::Cohsex) {
-          for (int n1 = 0; n1 < nbands; ++n1) {
-            const auto &a = M(x.n, n1), &b = M(x.m, n1);
-            cplx sx{}, ch{};
-            for (std::size_t gp = 0; gp < ng; ++gp) {
-              cplx col{};
-              for (std::size_t g = 0; g < ng; ++g) col += a[static_cast<std::size_t>(at[g])] * ieps[g + gp * ng];
-              const cplx t = col * vc[gp] * std::conj(b[static_cast<std::size_t>(at[gp])]);
-              if (n1 < occ) sx -= t;
-              ch += 0.5 * t;
-            }
-            sm.sx[0] += sx * factor, sm.sx[1] += sx * factor;
-            if (!s.exact_static_ch) sm.ch[0] += ch * factor, sm.ch[1] += ch * factor;
-          }
-          continue;
-        }
-        // GPP: M_n and M_m at eps^-1's G-vectors per band n1, the energies E - E_n1 (eV).
-        const int iws = x.diagonal ? 2 : 1;
+        // M_n and M_m at eps^-1's G-vectors per band n1.
         std::vector<cplx> ma(static_cast<std::size_t>(nbands) * ng), mb(ma.size());
-        std::vector<double> wx(static_cast<std::size_t>(nbands * iws));
         for (int n1 = 0; n1 < nbands; ++n1) {
           const auto &a = M(x.n, n1), &b = M(x.m, n1);
           for (std::size_t g = 0; g < ng; ++g) {
             ma[static_cast<std::size_t>(n1) * ng + g] = a[static_cast<std::size_t>(at[g])];
             mb[static_cast<std::size_t>(n1) * ng + g] = b[static_cast<std::size_t>(at[g])];
           }
+        }
+        // sum M_n W M_m^* v per band: COHSEX's sums (W = -I = eps^-1 - delta), or the plasmon-pole
+        // model's static CH per band (W = I), for its remainder.
+        const std::vector<cplx> per_band = band_sums(context, static_cast<int>(ng), nbands, d_ieps, ma, mb, vc);
+        if (s.model == SigmaModel::Cohsex) {
+          for (int n1 = 0; n1 < nbands; ++n1) {
+            const cplx t = per_band[static_cast<std::size_t>(n1)];
+            const cplx sx = n1 < occ ? -t : cplx{}, ch = 0.5 * t;
+            sm.sx[0] += sx * factor, sm.sx[1] += sx * factor;
+            if (!s.exact_static_ch) sm.ch[0] += ch * factor, sm.ch[1] += ch * factor;
+          }
+          continue;
+        }
+        for (int n1 = 0; n1 < nbands; ++n1) sm.ch_static_bands += -0.5 * per_band[static_cast<std::size_t>(n1)] * factor;
+        // GPP: the energies E - E_n1 (eV).
+        const int iws = x.diagonal ? 2 : 1;
+        std::vector<double> wx(static_cast<std::size_t>(nbands * iws));
+        for (int n1 = 0; n1 < nbands; ++n1)
           for (int iw = 0; iw < iws; ++iw) {
             double e = el + dw * iw - w.energy(0, kj, n1) * ry;
             if (std::abs(e) < kTolZero) e = kTolZero;
             wx[static_cast<std::size_t>(n1 * iws + iw)] = e;
           }
-          // The static CH of this band (for the remainder): 1/2 sum M_n (eps^-1 - delta) M_m^* v.
-          cplx stat{};
-          for (std::size_t gp = 0; gp < ng; ++gp) {
-            cplx col{};
-            for (std::size_t g = 0; g < ng; ++g) col += ma[static_cast<std::size_t>(n1) * ng + g] * ieps[g + gp * ng];
-            stat += col * vc[gp] * std::conj(mb[static_cast<std::size_t>(n1) * ng + gp]);
-          }
-          sm.ch_static_bands += -0.5 * stat * factor;
-        }
         d_ma.assign(ma);
         d_mb.assign(mb);
         d_wx.assign(wx);
