@@ -1,7 +1,8 @@
 // AMOEBA's pair loops in a periodic cell visit the pairs of the engine's cell lists: the candidate
 // pairs hold every pair within reach at its nearest image (against a brute-force search, in a cubic
 // and a triclinic cell), and the electrostatic terms give the all-pairs loop's result, to the bit
-// (the loops sum the same pairs in the same order), for the 648-water box with PME.
+// (the loops sum the same pairs in the same order), for the 648-water box with PME; on the GPU the
+// device-built candidates equal the host's made full.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,11 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "quasar/device/backend.hpp"
 #include "quasar/io/read.hpp"
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 #include "quasar/potential/amoeba/induced_dipoles.hpp"
 #include "quasar/potential/amoeba/multipole_term.hpp"
 #include "quasar/potential/amoeba/pair_list.hpp"
+#include "quasar/potential/amoeba/pair_list_gpu.hpp"
 #include "quasar/potential/amoeba/pme_multipole.hpp"
 #include "quasar/potential/amoeba/polarization_term.hpp"
 #include "quasar/potential/evaluate.hpp"
@@ -59,6 +62,48 @@ TEST(AmoebaPairList, CandidatesHoldEveryPairWithinReach) {
       EXPECT_EQ(missing, 0) << "reach " << reach;
       EXPECT_GT(within, 1000);
       std::cout << "reach " << reach << ": " << within << " pairs within, " << c.partner.size() << " candidates\n";
+    }
+}
+
+// The device's candidates (pair_list_gpu.hpp) are the host's made full: for each atom the partners
+// of both directions, ascending, the same entries in the same order (cubic and triclinic cells,
+// three reaches, positions partly outside the cell).
+TEST(AmoebaPairList, GpuCandidatesAreTheHostsMadeFull) {
+  QUASAR_REQUIRE_GPU();
+  const std::string xyz = reference("liquid-water/liquid.amoeba");
+  if (xyz.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  const std::vector<Vec3> r = io::read_frames(xyz).front().positions;
+  const std::size_t n = r.size();
+  Mat3 h{};
+  h(0, 0) = 18.643, h(1, 0) = 2.1, h(1, 1) = 18.0, h(2, 0) = -1.5, h(2, 1) = 3.0, h(2, 2) = 19.2;
+  Box triclinic = Box::orthorhombic(1, 1, 1);
+  triclinic.set_matrix(h);
+  std::vector<double> flat(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) flat[3 * i + static_cast<std::size_t>(c)] = r[i][c];
+  Array<double> positions(Backend::Cuda);
+  positions.assign(flat);
+  amoeba::DevicePairCandidates device;
+  for (const Box& box : {Box::orthorhombic(18.643, 18.643, 18.643), triclinic})
+    for (const double reach : {4.5, 7.0, 9.0}) {
+      const amoeba::PairCandidates half = amoeba::pair_candidates(r, box, reach);
+      std::vector<std::vector<int>> full(n);
+      for (std::size_t i = 0; i < n; ++i)
+        for (int x = half.offset[i]; x < half.offset[i + 1]; ++x) {
+          const int k = half.partner[static_cast<std::size_t>(x)];
+          full[i].push_back(k);
+          full[static_cast<std::size_t>(k)].push_back(static_cast<int>(i));
+        }
+      device.build(positions.data(), static_cast<long>(n), box, reach);
+      std::vector<int> offset(n + 1), partner(static_cast<std::size_t>(device.pairs()));
+      device::copy_to_host(offset.data(), device.offset(), offset.size() * sizeof(int));
+      device::copy_to_host(partner.data(), device.partner(), partner.size() * sizeof(int));
+      ASSERT_EQ(static_cast<std::size_t>(device.pairs()), 2 * half.partner.size()) << "reach " << reach;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::sort(full[i].begin(), full[i].end());
+        const std::vector<int> got(partner.begin() + offset[i], partner.begin() + offset[i + 1]);
+        ASSERT_EQ(got, full[i]) << "atom " << i << ", reach " << reach;
+      }
     }
 }
 

@@ -2,14 +2,15 @@
 // The buffered 14-7 van der Waals term on the GPU, in double, with the CPU reference's formula code
 // (vdw_forms.hpp). One thread per site computes its sites (reduced hydrogens on their bonds), then
 // one thread per site visits every partner (all sites in the gas phase; in a periodic cell the
-// candidates within reach of AMOEBA's own pair list, pair_list.hpp, built on the host from the
-// sites each evaluation and made full), with the 1-2/1-3 scale factors found by walking the site's
+// candidates within reach of AMOEBA's own pair list built on the device from the sites each
+// evaluation, pair_list_gpu.hpp), with the 1-2/1-3 scale factors found by walking the site's
 // sorted special list; it writes its site's gradient and half of each pair's energy and virial. One
 // thread per atom then gathers the gradients of its site and of the sites it carries (reduction
 // factors), and one block sums the totals and Tinker's pair count in a fixed order: no atomics, the
 // same bits every run.
 #include "quasar/core/atoms.hpp"
 #include "quasar/device/array.hpp"
+#include "quasar/potential/amoeba/pair_list_gpu.hpp"
 #include "quasar/potential/amoeba/vdw_term.hpp"
 #include "quasar/potential/force_output.hpp"
 
@@ -22,7 +23,7 @@ struct VdwGpu {
   Array<int> special_offset{Backend::Cuda}, special_partner{Backend::Cuda};  // sorted by partner per atom
   Array<double> special_scale{Backend::Cuda};
   Array<int> child_offset{Backend::Cuda}, child{Backend::Cuda};  // the reduced sites each atom carries
-  Array<int> pair_offset{Backend::Cuda}, pair_partner{Backend::Cuda};  // full candidate lists (a cell)
+  DevicePairCandidates candidates;  // full candidate lists (a cell)
   Array<double> site{Backend::Cuda}, grad{Backend::Cuda}, results{Backend::Cuda};  // 3, 3 and 11 per site
   Array<double> pairs{Backend::Cuda};  // Tinker's count of the last evaluation (one value)
   bool ready = false;

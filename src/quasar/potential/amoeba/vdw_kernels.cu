@@ -3,7 +3,6 @@
 
 #include "quasar/core/units.hpp"
 #include "quasar/device/cuda_check.cuh"
-#include "quasar/potential/amoeba/pair_list.hpp"
 #include "quasar/potential/amoeba/vdw_forms.hpp"
 #include "quasar/potential/amoeba/vdw_gpu.hpp"
 
@@ -148,31 +147,10 @@ void vdw_compute_cuda(VdwGpu& gpu, const VdwSystem& v, const AtomsRef& a, const 
   site_kernel<<<blocks, kBlock>>>(args, a);
   QUASAR_LAUNCH_CHECK("amoeba vdw site_kernel");
   if (periodic) {
-    // The candidates within reach of the sites (the CPU's list), each pair listed by both sites in
-    // ascending order: the lower partners, then the higher.
-    const std::vector<double> flat = gpu.site.to_vector();
-    std::vector<Vec3> sites(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < sites.size(); ++i) sites[i] = {flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]};
-    const PairCandidates half = pair_candidates(sites, cell, v.cutoff);
-    std::vector<int> offset(static_cast<std::size_t>(n) + 1, 0);
-    for (std::size_t k = 0; k < sites.size(); ++k)
-      for (int q = half.offset[k]; q < half.offset[k + 1]; ++q) {
-        ++offset[static_cast<std::size_t>(half.partner[static_cast<std::size_t>(q)]) + 1];
-        ++offset[k + 1];
-      }
-    for (std::size_t i = 0; i < sites.size(); ++i) offset[i + 1] += offset[i];
-    std::vector<int> full(static_cast<std::size_t>(offset.back())), at(offset.begin(), offset.end() - 1);
-    for (std::size_t k = 0; k < sites.size(); ++k)
-      for (int q = half.offset[k]; q < half.offset[k + 1]; ++q)
-        full[static_cast<std::size_t>(at[static_cast<std::size_t>(half.partner[static_cast<std::size_t>(q)])]++)] =
-            static_cast<int>(k);
-    for (std::size_t i = 0; i < sites.size(); ++i)
-      for (int q = half.offset[i]; q < half.offset[i + 1]; ++q)
-        full[static_cast<std::size_t>(at[i]++)] = half.partner[static_cast<std::size_t>(q)];
-    gpu.pair_offset.assign(offset);
-    gpu.pair_partner.assign(full);
-    args.pair_offset = gpu.pair_offset.data();
-    args.pair_partner = gpu.pair_partner.data();
+    // The candidates within reach of the sites (the CPU's list made full), built on the device.
+    gpu.candidates.build(gpu.site.data(), n, cell, v.cutoff);
+    args.pair_offset = gpu.candidates.offset();
+    args.pair_partner = gpu.candidates.partner();
   }
   pair_kernel<<<blocks, kBlock>>>(args);
   QUASAR_LAUNCH_CHECK("amoeba vdw pair_kernel");
