@@ -4,7 +4,8 @@
 # atoms) on one device, by bench/amoeba_bench.cpp: valence terms, van der Waals, multipoles (real
 # space, reciprocal), polarization (its solve and conjugate-gradient steps), their sum and the whole
 # evaluation; mean and best of REPEATS evaluations after a warm-up, the system set up once.
-#   bash bench/amoeba-bench.sh [cpu|cuda] [SYSTEMS] [REPEATS]     (defaults: cpu, "bench5 bench7", 5)
+#   bash bench/amoeba-bench.sh [cpu|cuda] [SYSTEMS] [REPEATS] [PRECISION]
+#   (defaults: cpu, "bench5 bench7", 5, double; PRECISION mixed32 on cuda: float pairs, fixed-point sums)
 # BENCH: the executable (default build-cuda/bench/bench_amoeba_bench for cuda when it is there, else
 # build/bench/bench_amoeba_bench). The shared folder is $QUASAR_SHARED, else ../shared. On the GPU
 # machine, after bench/gpu-prepare.sh and `tar xJf .gpu-pack/bench.tar.xz` (which carries the
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 device=${1:-cpu}
 systems=${2:-bench5 bench7}
 repeats=${3:-5}
+precision=${4:-double}
 bin=${BENCH:-build/bench/bench_amoeba_bench}
 if [ -z "${BENCH:-}" ] && [ "$device" = cuda ] && [ -x build-cuda/bench/bench_amoeba_bench ]; then
   bin=build-cuda/bench/bench_amoeba_bench
@@ -29,5 +31,5 @@ if [ "$device" = cuda ] && command -v nvidia-smi >/dev/null; then
   echo "# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 fi
 for sys in $systems; do
-  "$bin" --device "$device" --repeats "$repeats" "$src/$sys.key" "$src/$sys.xyz"
+  "$bin" --device "$device" --precision "$precision" --repeats "$repeats" "$src/$sys.key" "$src/$sys.xyz"
 done

@@ -7,7 +7,7 @@
 // the reciprocal part, PME), polarization (of which the solve for the induced dipoles, with its
 // conjugate-gradient steps); "total" is the whole compute, synchronized. A term's time includes its
 // host copies on CUDA (multipoles and polarization run on the CPU there).
-// usage: bench_amoeba_bench [--device cpu|cuda] [--repeats N] [--warmup N] [KEY XYZ]
+// usage: bench_amoeba_bench [--device cpu|cuda] [--precision double|mixed32] [--repeats N] [--warmup N] [KEY XYZ]
 // (without KEY XYZ: bench5 of $QUASAR_SHARED, else ../shared, under reference/amoeba/bench; a note
 // and no timing when it is not there)
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include "quasar/neighbor/neighbor_lists.hpp"
 #include "quasar/potential/amoeba/amoeba_term.hpp"
 #include "quasar/potential/force_output.hpp"
+#include "quasar/potential/registry.hpp"
 
 #include "bench_systems.hpp"
 
@@ -49,12 +50,13 @@ double mean(const std::vector<double>& v) {
 }
 
 int run(int argc, char** argv) {
-  std::string device = "cpu";
+  std::string device = "cpu", precision = "double";
   int repeats = 5, warmup = 1;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--device") && has_value) device = argv[++i];
+    else if (!std::strcmp(argv[i], "--precision") && has_value) precision = argv[++i];
     else if (!std::strcmp(argv[i], "--repeats") && has_value) repeats = std::stoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--warmup") && has_value) warmup = std::stoi(argv[++i]);
     else if (argv[i][0] == '-') throw Error(std::string("unknown option ") + argv[i]);
@@ -70,9 +72,10 @@ int run(int argc, char** argv) {
     files = {dir + "bench5.key", dir + "bench5.xyz"};
   }
   if (files.size() != 2 || repeats < 1 || warmup < 0)
-    throw Error("usage: bench_amoeba_bench [--device cpu|cuda] [--repeats N >= 1] [--warmup N] [KEY XYZ]");
+    throw Error("usage: bench_amoeba_bench [--device cpu|cuda] [--precision double|mixed32] [--repeats N >= 1] [--warmup N] [KEY XYZ]");
   const Backend backend = parse_backend(device);
   ForceField ff = amoeba::load_tinker_force_field(files[0]);
+  set_model_precision(ff, precision);
   const Structure s = io::read_tinker_xyz(files[1]);
   AtomState atoms(backend, s);
   ff.bind(SystemSetup::of(s));
@@ -130,8 +133,8 @@ int run(int argc, char** argv) {
   }
   std::string valence;
   for (const std::string& n : valence_names) valence += (valence.empty() ? "" : " ") + n;
-  std::printf("%s on %s: %zu atoms, %s; seconds per evaluation over %d after %d warm-up\n", files[0].c_str(),
-              files[1].c_str(), s.size(), device.c_str(), repeats, warmup);
+  std::printf("%s on %s: %zu atoms, %s, %s; seconds per evaluation over %d after %d warm-up\n", files[0].c_str(),
+              files[1].c_str(), s.size(), device.c_str(), precision.c_str(), repeats, warmup);
   std::printf("  %-18s %12s %12s\n", "term", "mean", "best");
   for (const Row& r : rows) {
     std::printf("  %-18s %12.6f %12.6f", r.name.c_str(), mean(r.seconds),
