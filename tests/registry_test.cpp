@@ -58,6 +58,7 @@ TEST(Registry, BuiltInFamiliesAndTheirCapabilities) {
   std::vector<std::string> mixed32;
   if (QUASAR_WITH_DP) mixed32.push_back("deepmd");
   if (QUASAR_WITH_NNP) mixed32.push_back("nnp");
+  if (QUASAR_WITH_AMOEBA) mixed32.push_back("amoeba");
   EXPECT_EQ(r.families_with(Precision::Mixed32), mixed32);
   EXPECT_EQ(r.find("morse"), nullptr);
   if (!QUASAR_WITH_PAIR || !QUASAR_WITH_BONDED || !QUASAR_WITH_DP) GTEST_SKIP() << "this build leaves out families";
@@ -222,7 +223,8 @@ TEST(Registry, AFamilyAddedLaterIsUsedThroughTheRegistry) {
     set_model_precision(ff.potential(1), "mixed32");
     FAIL() << "no error";
   } catch (const Error& e) {
-    const std::string built = std::string(QUASAR_WITH_DP ? "deepmd, " : "") + (QUASAR_WITH_NNP ? "nnp, " : "");
+    const std::string built = std::string(QUASAR_WITH_DP ? "deepmd, " : "") + (QUASAR_WITH_NNP ? "nnp, " : "") +
+                              (QUASAR_WITH_AMOEBA ? "amoeba, " : "");
     EXPECT_EQ(std::string(e.what()), "precision mixed32 applies to " + built + "probe-family models only");
   }
   const std::filesystem::path dir = test::scratch_dir("registry_added");

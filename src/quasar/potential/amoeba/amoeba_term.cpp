@@ -230,11 +230,11 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
     if (term_ == Term::Vdw) {
       if (a.system) throw Error("amoeba vdw: computes one system at a time on the GPU, not a batch");
       if (!vdw_gpu_.ready) prepare_vdw_gpu(vdw_gpu_, vdw_);
-      vdw_compute_cuda(vdw_gpu_, vdw_, a, req, out);
+      vdw_compute_cuda(vdw_gpu_, vdw_, a, req, out, precision_);
       vdw_pairs_on_device_ = true;
     } else {
       if (!valence_gpu_.ready) prepare_valence_gpu(valence_gpu_, term_, entries_, parameters_->header, atoms_);
-      valence_compute_cuda(valence_gpu_, a, req, out);
+      valence_compute_cuda(valence_gpu_, a, req, out, precision_);
     }
 #else
     throw_no_cuda("amoeba on the GPU");

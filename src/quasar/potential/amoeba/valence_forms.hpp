@@ -1,10 +1,14 @@
 #pragma once
 // AMOEBA's valence forms, written once for the CPU reference (valence_terms.cpp) and the CUDA
 // kernels (valence_kernels.cu): each form is an entry's energy in Tinker's units (kcal/mol, Å,
-// degrees) on forward-mode duals (dual.hpp), whose derivatives are the exact gradient.
-// evaluate_entry turns one entry into its energy, forces and virial in eV, on either side.
+// degrees) on forward-mode duals (dual.hpp), whose derivatives are the exact gradient. The forms are
+// templates on the dual type: double for the reference and the GPU's double mode, float for its
+// mixed mode (constants, parameters and torsion-torsion grid values are kept in double and rounded
+// to float as they enter the arithmetic). evaluate_entry turns one entry into its energy, forces
+// and virial in eV, on either side.
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/hd.hpp"
@@ -122,26 +126,21 @@ QUASAR_HD T bicubic(const TorTorGridView& g, const T& x, const T& y) {
 }
 
 // The forms. Each gives its atoms (input indices) and its energy (kcal/mol) at positions p.
-struct BondForm {
+// A stretch of two atoms, k dr^2 (1 + c3 dr + c4 dr^2): bonds and Urey-Bradley's 1-3 distances,
+// which differ only in their entries and in which of the header's unit and coefficients they take.
+template <class E, double ValenceUnits::*kUnit, double ValenceUnits::*kCubic, double ValenceUnits::*kQuartic>
+struct StretchForm {
   static constexpr int kAtoms = 2;
-  using Entry = BondEntry;
+  using Entry = E;
   ValenceUnits u;
   QUASAR_HD static void atoms(const Entry& e, int* out) { out[0] = e.atoms[0], out[1] = e.atoms[1]; }
   template <class T>
   QUASAR_HD T operator()(const Vec3Of<T>* p, const Entry& e) const {
-    return quartic(norm(p[1] - p[0]) - e.r0, u.bond * e.k, u.bond_cubic, u.bond_quartic);
+    return quartic(norm(p[1] - p[0]) - e.r0, u.*kUnit * e.k, u.*kCubic, u.*kQuartic);
   }
 };
-struct UreyForm {
-  static constexpr int kAtoms = 2;
-  using Entry = UreyEntry;
-  ValenceUnits u;
-  QUASAR_HD static void atoms(const Entry& e, int* out) { out[0] = e.atoms[0], out[1] = e.atoms[1]; }
-  template <class T>
-  QUASAR_HD T operator()(const Vec3Of<T>* p, const Entry& e) const {
-    return quartic(norm(p[1] - p[0]) - e.r0, u.urey * e.k, u.urey_cubic, u.urey_quartic);
-  }
-};
+using BondForm = StretchForm<BondEntry, &ValenceUnits::bond, &ValenceUnits::bond_cubic, &ValenceUnits::bond_quartic>;
+using UreyForm = StretchForm<UreyEntry, &ValenceUnits::urey, &ValenceUnits::urey_cubic, &ValenceUnits::urey_quartic>;
 // An angle of three atoms: Fourier (2 k (180/pi / fold)^2 (1 + cos(fold theta - shift))) or the
 // polynomial.
 struct AngleForm {
@@ -307,18 +306,27 @@ struct StretchTorsionForm {
 
 // One entry: its atoms' current indices, positions at the nearest images of the first atom's, and
 // from the energy's duals the energy (eV), the force on each atom and the virial sum r_a f_b.
-template <class Form>
+// S is the arithmetic of the form: double (the reference), or float for the GPU's mixed mode, where
+// the positions enter relative to the first atom's (the displacements formed in double), so that
+// float rounds the entry's own geometry and not the coordinates' distance from the origin; the
+// virial is then sum (r_a - r_0) f_b, equal to the same sum since an entry's forces add up to zero.
+template <class S = double, class Form>
 QUASAR_HD void evaluate_entry(const Form& form, const typename Form::Entry& entry, const AtomsRef& a,
                               int (&idx)[Form::kAtoms], double& energy, double (&w)[9], Vec3 (&f)[Form::kAtoms]) {
   constexpr int A = Form::kAtoms;
-  using D = Dual<3 * A>;
+  using D = Dual<3 * A, S>;
   int input[A];
   Form::atoms(entry, input);
   BondedGeometry<A> g{a, {}};
   for (int m = 0; m < A; ++m) g.idx[m] = a.index_of[input[m]];
   Vec3 r[A];
-  r[0] = {a.x[g.idx[0]], a.y[g.idx[0]], a.z[g.idx[0]]};
-  for (int m = 1; m < A; ++m) r[m] = r[0] + g.delta(m, 0);
+  if constexpr (std::is_same_v<S, double>) {
+    r[0] = {a.x[g.idx[0]], a.y[g.idx[0]], a.z[g.idx[0]]};
+    for (int m = 1; m < A; ++m) r[m] = r[0] + g.delta(m, 0);
+  } else {
+    r[0] = {0, 0, 0};
+    for (int m = 1; m < A; ++m) r[m] = g.delta(m, 0);
+  }
   Vec3Of<D> p[A];
   for (int m = 0; m < A; ++m)
     p[m] = {D::variable(r[m].x, 3 * m), D::variable(r[m].y, 3 * m + 1), D::variable(r[m].z, 3 * m + 2)};

@@ -3,6 +3,7 @@
 
 #include "quasar/core/units.hpp"
 #include "quasar/device/cuda_check.cuh"
+#include "quasar/potential/amoeba/mixed_sum.hpp"
 #include "quasar/potential/amoeba/vdw_forms.hpp"
 #include "quasar/potential/amoeba/vdw_gpu.hpp"
 
@@ -32,17 +33,24 @@ __global__ void __launch_bounds__(kBlock) site_kernel(VdwArgs v, AtomsRef a) {
 }
 
 // One thread per site i over its partners k in ascending order: every other site in the gas phase,
-// the full candidate list in a cell.
+// the full candidate list in a cell. Mixed mode: each pair in float from its displacement (formed
+// in double, as is the cutoff test, so that both modes take the same pairs), the site's sums in
+// fixed point.
+template <bool kMixed>
 __global__ void __launch_bounds__(kBlock) pair_kernel(VdwArgs v) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.n) return;
+  using T = MixedScalar<kMixed>;
+  using Sum = MixedSum<kMixed>;
   const Vec3 si{v.site[3 * i], v.site[3 * i + 1], v.site[3 * i + 2]};
   int sp = v.special_offset[i];
   const int special_end = v.special_offset[i + 1];
   const int begin = v.periodic ? v.pair_offset[i] : 0, end = v.periodic ? v.pair_offset[i + 1] : v.n;
   const double cut2 = v.cutoff * v.cutoff;
-  Vec3 g{0, 0, 0};
-  double acc[kResults] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const Sum force(device::fixed_scale::kForce), share(device::fixed_scale::kAtomVirial);
+  Sum g[3] = {force, force, force};
+  Sum acc[kResults - 1] = {share, share, share, share, share, share, share, share, share, share};
+  double pairs = 0;
   for (int q = begin; q < end; ++q) {
     const int k = v.periodic ? v.pair_partner[q] : q;
     if (k == i) continue;
@@ -53,40 +61,42 @@ __global__ void __launch_bounds__(kBlock) pair_kernel(VdwArgs v) {
     const double r2 = dot(d, d);
     if (v.periodic && r2 > cut2) continue;
     const int pk = v.cls[i] * v.classes + v.cls[k];
-    const double r = sqrt(r2);
-    double e, de;
-    buffered_14_7(r, v.r0[pk], v.eps[pk] * scale, v.periodic, v.taper, v.cutoff, e, de);
-    const Vec3 gp = d * (de / r);  // dE/d(site k) = -dE/d(site i)
-    g -= gp;
-    acc[0] += e / 2;
+    T e;
+    Vec3Of<T> gp;  // dE/d(site k) = -dE/d(site i)
+    vdw_pair<T>(d, r2, v.r0[pk], v.eps[pk] * scale, v.periodic, v.taper, v.cutoff, e, gp);
+    const T dv[3] = {static_cast<T>(d.x), static_cast<T>(d.y), static_cast<T>(d.z)}, gv[3] = {gp.x, gp.y, gp.z};
+    for (int c = 0; c < 3; ++c) g[c].add(-gv[c]);
+    acc[0].add(e / 2);
     for (int al = 0; al < 3; ++al)
-      for (int be = 0; be < 3; ++be) acc[1 + 3 * al + be] += -d[al] * gp[be] / 2;
-    if (k > i) acc[10] += 1;
+      for (int be = 0; be < 3; ++be) acc[1 + 3 * al + be].add(-dv[al] * gv[be] / 2);
+    if (k > i) pairs += 1;
   }
-  v.grad[3 * i] = g.x;
-  v.grad[3 * i + 1] = g.y;
-  v.grad[3 * i + 2] = g.z;
-  for (int c = 0; c < kResults; ++c) v.results[kResults * static_cast<long>(i) + c] = acc[c];
+  for (int c = 0; c < 3; ++c) v.grad[3 * i + c] = g[c].value();
+  for (int c = 0; c < kResults - 1; ++c) v.results[kResults * static_cast<long>(i) + c] = acc[c].value();
+  v.results[kResults * static_cast<long>(i) + kResults - 1] = pairs;
 }
 
 // One thread per atom j: its site's gradient (its share of it when reduced) and the shares of the
 // reduced sites on its bonds; per-atom outputs take its site's halves and the tail's even share.
+template <bool kMixed>
 __global__ void __launch_bounds__(kBlock)
     gather_kernel(VdwArgs v, AtomsRef a, double tail_energy, double tail_virial, double* atom_energy,
                   double* atom_virial) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= v.n) return;
+  const MixedSum<kMixed> zero(device::fixed_scale::kForce);
+  MixedSum<kMixed> g[3] = {zero, zero, zero};
   const double own = v.reduction[j] == 0 ? 1.0 : v.reduction[j];
-  Vec3 g = Vec3{v.grad[3 * j], v.grad[3 * j + 1], v.grad[3 * j + 2]} * own;
+  for (int c = 0; c < 3; ++c) g[c].add(v.grad[3 * j + c] * own);
   for (int q = v.child_offset[j]; q < v.child_offset[j + 1]; ++q) {
     const int c = v.child[q];
-    g += Vec3{v.grad[3 * c], v.grad[3 * c + 1], v.grad[3 * c + 2]} * (1 - v.reduction[c]);
+    for (int x = 0; x < 3; ++x) g[x].add(v.grad[3 * c + x] * (1 - v.reduction[c]));
   }
   const double unit = units::kcal_mol;
   const int i = a.index_of[j];
-  a.fx[i] -= unit * g.x;
-  a.fy[i] -= unit * g.y;
-  a.fz[i] -= unit * g.z;
+  a.fx[i] -= unit * g[0].value();
+  a.fy[i] -= unit * g[1].value();
+  a.fz[i] -= unit * g[2].value();
   if (!atom_energy) return;
   const double* r = v.results + kResults * static_cast<long>(j);
   atom_energy[i] += unit * tail_energy / v.n + unit * r[0];
@@ -114,10 +124,35 @@ __global__ void __launch_bounds__(kTotalsBlock)
   }
 }
 
+// The mixed mode's totals: each thread's stride of the sites and then the threads' sums, in fixed
+// point (eV; a thread's sum is a multiple of the resolution, so that adding it again rounds
+// nothing); the pair count in double (whole numbers, exact).
+__global__ void __launch_bounds__(kTotalsBlock)
+    fixed_totals_kernel(VdwArgs v, double tail_energy, double tail_virial, double* totals, double* pairs) {
+  __shared__ double part[kResults][kTotalsBlock];
+  const double unit = units::kcal_mol;
+  for (int c = 0; c < kResults; ++c) {
+    device::FixedAccumulator acc(c < 10 ? device::fixed_scale::kTotal : 1.0);
+    for (long k = threadIdx.x; k < v.n; k += kTotalsBlock)
+      acc.add(c < 10 ? unit * v.results[k * kResults + c] : v.results[k * kResults + c]);
+    part[c][threadIdx.x] = acc.value();
+  }
+  __syncthreads();
+  const int c = threadIdx.x;
+  if (c >= kResults) return;
+  device::FixedAccumulator sum(c < 10 ? device::fixed_scale::kTotal : 1.0);
+  for (int t = 0; t < kTotalsBlock; ++t) sum.add(part[c][t]);
+  const double s = sum.value();
+  if (c == 0) totals[0] += s + unit * tail_energy;
+  else if (c < 10) totals[c] += s - (c % 4 == 1 ? unit * tail_virial : 0.0);
+  else *pairs = s;
+}
+
 }  // namespace
 
 void vdw_compute_cuda(VdwGpu& gpu, const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req,
-                      ForceOutput& out) {
+                      ForceOutput& out, Precision precision) {
+  const bool mixed = precision == Precision::Mixed32;
   const int n = a.n;
   if (n == 0) return;
   const Box& cell = a.box;
@@ -152,14 +187,18 @@ void vdw_compute_cuda(VdwGpu& gpu, const VdwSystem& v, const AtomsRef& a, const 
     args.pair_offset = gpu.candidates.offset();
     args.pair_partner = gpu.candidates.partner();
   }
-  pair_kernel<<<blocks, kBlock>>>(args);
+  if (mixed) pair_kernel<true><<<blocks, kBlock>>>(args);
+  else pair_kernel<false><<<blocks, kBlock>>>(args);
   QUASAR_LAUNCH_CHECK("amoeba vdw pair_kernel");
   VdwTail tail;
   if (periodic && v.long_range) tail = vdw_long_range(v, cell.volume());
-  gather_kernel<<<blocks, kBlock>>>(args, a, tail.energy, tail.virial, req.per_atom ? out.atom_energy.data() : nullptr,
-                                    req.per_atom ? out.atom_virial.data() : nullptr);
+  double* atom_energy = req.per_atom ? out.atom_energy.data() : nullptr;
+  double* atom_virial = req.per_atom ? out.atom_virial.data() : nullptr;
+  if (mixed) gather_kernel<true><<<blocks, kBlock>>>(args, a, tail.energy, tail.virial, atom_energy, atom_virial);
+  else gather_kernel<false><<<blocks, kBlock>>>(args, a, tail.energy, tail.virial, atom_energy, atom_virial);
   QUASAR_LAUNCH_CHECK("amoeba vdw gather_kernel");
-  totals_kernel<<<1, kTotalsBlock>>>(args, tail.energy, tail.virial, out.term_totals(), gpu.pairs.data());
+  if (mixed) fixed_totals_kernel<<<1, kTotalsBlock>>>(args, tail.energy, tail.virial, out.term_totals(), gpu.pairs.data());
+  else totals_kernel<<<1, kTotalsBlock>>>(args, tail.energy, tail.virial, out.term_totals(), gpu.pairs.data());
   QUASAR_LAUNCH_CHECK("amoeba vdw totals_kernel");
 }
 

@@ -195,12 +195,12 @@ long add_vdw(const VdwSystem& v, const AtomsRef& a, const ComputeRequest& req, F
       if (periodic && r2 > cut2) continue;
       const std::size_t pk = static_cast<std::size_t>(v.cls[i]) * static_cast<std::size_t>(v.classes) + static_cast<std::size_t>(v.cls[k]);
       const double rv = v.r0[pk], eps = v.eps[pk] * scale[k];
-      const double r = std::sqrt(r2);
-      double e, de;
-      buffered_14_7(r, rv, eps, periodic, v.taper, v.cutoff, e, de);
+      double e;
+      Vec3Of<double> gk;
+      vdw_pair(d, r2, rv, eps, periodic, v.taper, v.cutoff, e, gk);
       energy += e;
       ++pairs;
-      const Vec3 g = d * (de / r);  // dE/d(site k) = -dE/d(site i)
+      const Vec3 g{gk.x, gk.y, gk.z};  // dE/d(site k) = -dE/d(site i)
       grad[k] = grad[k] + g;
       grad[i] = grad[i] - g;
       double wp[9];
