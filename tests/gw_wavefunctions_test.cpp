@@ -1,18 +1,23 @@
 // GW's wavefunction file (gw/wavefunctions, docs/formats/gw-wavefunctions.md): EPM solutions of
 // both flavours and two spins written and read back bit for bit; the coefficients orthonormal per
-// k-point and spin; damaged files refused with the file and the object named.
+// k-point and spin; damaged files refused with the file and the object named; run_epm (what
+// `quasar gw epm` and Python's quasar.gw.epm share) writing the file its input or caller names.
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <hdf5.h>
 
 #include "quasar/core/error.hpp"
 #include "quasar/device/context.hpp"
 #include "quasar/gw/epm.hpp"
+#include "quasar/gw/run.hpp"
 #include "quasar/gw/wavefunctions.hpp"
 #include "quasar/io/hdf5/hdf5.hpp"
 #include "support.hpp"
@@ -127,6 +132,50 @@ TEST(GwWavefunctionsFile, DamagedFilesNameFileAndObject) {
     }
     return std::string("no error");
   }(), "not an HDF5 file");
+}
+
+// A small Si input (5 Ry) in the EPM program's format, writing its file to `wfng_file` when `flag`.
+std::string silicon_input(bool flag, const std::string& wfng_file) {
+  return std::string("real_or_complex 1\nwfng_flag ") + (flag ? "T" : "F") + "\nwfng_file " + wfng_file +
+         "\nEnergyCutoff 5.0\nLatticeConstant 10.2612\nLatticeVectors\n0.0 0.5 0.5\n0.5 0.0 0.5\n0.5 0.5 0.0\n"
+         "NumberOfAtoms 2\nNumberOfSpecies 1\nChemicalSpeciesLabel\n1 14 Si\n"
+         "AtomicCoordinatesFormat ScaledByLatticeVectors\nAtomicCoordinatesAndAtomicSpecies\n"
+         "-0.125 -0.125 -0.125 1\n0.125 0.125 0.125 1\nNumberOfBands 6\nNumberOfOccupiedBands 4\n"
+         "KPointsScale ReciprocalLatticeVectors\nKPointsList 2\n0.25 0.25 0.25 2.0\n0.25 0.25 0.75 6.0\n";
+}
+
+TEST(GwRunEpm, WritesTheNamedFileAndSaysWhatTheCommandPrints) {
+  const auto dir = test::scratch_dir("gw-run-epm");
+  const std::string named = (dir / "named.h5").string(), other = (dir / "other.h5").string();
+  std::ofstream(dir / "on.in") << silicon_input(true, named);
+  std::ofstream(dir / "off.in") << silicon_input(false, named);
+  device::Context ctx(Backend::Cpu);
+  std::vector<std::string> said;
+  const gw::EpmRun run = gw::run_epm((dir / "on.in").string(), "", ctx, [&](const std::string& s) { said.push_back(s); });
+  EXPECT_EQ(run.written, named);
+  EXPECT_EQ(gw::wavefunctions_difference(run.wfn, gw::read_wavefunctions(named)), "");
+  EXPECT_EQ(gw::wavefunctions_difference(run.wfn, gw::solve_epm(run.input, ctx)), "");
+  // 2 k-points x (header, "kpoint N", 6 bands, blank line), then the "wrote" line.
+  std::vector<std::string> expected = gw::epm_eigenvalue_lines(run.wfn);
+  ASSERT_EQ(expected.size(), 18u);
+  EXPECT_EQ(expected[1], "kpoint          1");
+  EXPECT_EQ(expected[2].substr(0, 5), "    1");
+  char first[32];
+  std::snprintf(first, sizeof first, "%.16f", run.wfn.energy(0, 0, 0));
+  EXPECT_EQ(expected[2].substr(5 + 23 - std::string(first).size()), first);
+  expected.push_back("wrote " + named + ": 2 k-points, 6 bands, real coefficients");
+  EXPECT_EQ(said, expected);
+
+  std::filesystem::remove(named);
+  said.clear();
+  const gw::EpmRun off = gw::run_epm((dir / "off.in").string(), "", ctx, [&](const std::string& s) { said.push_back(s); });
+  EXPECT_EQ(off.written, "");
+  EXPECT_FALSE(std::filesystem::exists(named));
+  EXPECT_EQ(said.back(), "no wavefunction file (wfng_flag F)");
+  // An output named by the caller is written whatever wfng_flag says.
+  EXPECT_EQ(gw::run_epm((dir / "off.in").string(), other, ctx).written, other);
+  EXPECT_EQ(gw::wavefunctions_difference(off.wfn, gw::read_wavefunctions(other)), "");
+  EXPECT_THROW(gw::run_epm((dir / "missing.in").string(), other, ctx), InputError);
 }
 
 }  // namespace

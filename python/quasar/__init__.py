@@ -11,7 +11,7 @@ the CPU or GPU.
     ens.run(1000); ens.thermo()["potential_energy"]                  # thousands of small systems at once
 
 Modified Shepard surfaces, ab initio points from PySCF and quasi-classical trajectories: `quasar.shepard`.
-GW results (Epsilon, Sigma) in numpy: `quasar.gw`.
+GW in numpy (the EPM mean field and its wavefunction file, Epsilon, Sigma): `quasar.gw`.
 
 Units are Quasar's (LAMMPS metal): Å, eV, ps, amu, K, bar. Errors from the engine are raised as
 `QuasarError` (a RuntimeError) with the engine's message. For ASE, see `quasar.ase`.

@@ -1,6 +1,10 @@
-"""GW results in numpy: BerkeleyGW-style Epsilon and Sigma on an EPM mean field (docs/user-guide.md, GW).
+"""GW in numpy: the EPM mean field, BerkeleyGW-style Epsilon and Sigma on it (docs/user-guide.md, GW).
 
     from quasar import gw
+    m = gw.epm("WFN.in")                                    # as `quasar gw epm`: writes wfng_file (WFN)
+    m.eigenvalues                                           # Ry, (k-points, bands), as the command prints
+    w = gw.read_wavefunctions("WFN")                        # the file (docs/formats/gw-wavefunctions.md)
+    w.coefficients[0]                                       # (spins, bands, n_k) at the first k-point
     eps = gw.epsilon("epsilon.inp", output="epsilon.h5")    # as `quasar gw epsilon`, in-process
     eps = gw.read_epsilon("epsilon.h5")                     # the file (docs/formats/gw-epsilon.md)
     eps.heads                                               # eps^-1(G=0, G'=0) per q-point
@@ -8,7 +12,8 @@
     s = gw.read_sigma("sigma.json")                         # the summary (docs/formats/gw-sigma.md)
     s.kpoints[0].eqp1                                       # eV, per band of the input's range
 
-Paths not given are the commands' defaults beside the input (WFN.in, WFNq.in, WFN_co.in, epsilon.h5).
+Paths not given are the commands' defaults beside the input (WFN.in, WFNq.in, WFN_co.in, epsilon.h5); epm
+writes the file the input's wfng_file names relative to the current folder, as the command does.
 Errors from the engine are `quasar.QuasarError` with its message (file, line, keyword).
 """
 from __future__ import annotations
@@ -22,7 +27,8 @@ import numpy as np
 
 from . import _quasar
 
-__all__ = ["Sigma", "SigmaKpoint", "Epsilon", "EpsilonQpoint", "read_sigma", "read_epsilon", "sigma", "epsilon"]
+__all__ = ["Wavefunctions", "Epm", "read_wavefunctions", "epm", "Sigma", "SigmaKpoint", "Epsilon", "EpsilonQpoint",
+           "read_sigma", "read_epsilon", "sigma", "epsilon", "RYDBERG_EV"]
 
 # The columns of each Sigma element (eV but n, m, l and znk), as sigma.json names them.
 ELEMENT_COLUMNS = ("n", "m", "l", "emf", "x", "sx_minus_x", "ch", "ch_without_remainder", "sig",
@@ -34,6 +40,105 @@ def _engine():
     if engine is None:
         raise _quasar.QuasarError("this build of quasar has no GW module (configured with QUASAR_WITH_GW=OFF)")
     return engine
+
+
+def _rydberg_ev() -> float:
+    engine = getattr(_quasar, "gw", None)
+    return float(engine.rydberg_ev) if engine is not None else 13.60569253
+
+
+# BerkeleyGW's Rydberg in eV, the one the engine's Sigma uses.
+RYDBERG_EV = _rydberg_ev()
+
+
+@dataclass
+class Wavefunctions:
+    """A mean field as its file holds it (docs/formats/gw-wavefunctions.md). Lengths in bohr, energies in Ry,
+    k-points and G-vectors in reciprocal-lattice coordinates. K k-points, S spins, B bands:
+    lattice, reciprocal (3, 3) rows a_i and b_i; atom_positions (N, 3) fractional, atomic_numbers (N,);
+    kpoints (K, 3) and weights (K,) (sum 1); kgrid, kshift: the grid they come from (0 0 0: unknown);
+    gvectors (M, 3) int, the density sphere (|G|^2 < density_cutoff); per k-point k, wavefunction_gvectors[k]
+    (n_k, 3) int and coefficients[k] (S, B, n_k), float64 (real flavour) or complex128, each state
+    normalised (sum_G |c|^2 = 1); energies and occupations (S, K, B)."""
+    real: bool
+    spins: int
+    bands: int
+    cutoff: float
+    density_cutoff: float
+    lattice: np.ndarray
+    reciprocal: np.ndarray
+    atom_positions: np.ndarray
+    atomic_numbers: np.ndarray
+    fft_grid: np.ndarray
+    kgrid: np.ndarray
+    kshift: np.ndarray
+    kpoints: np.ndarray
+    weights: np.ndarray
+    gvectors: np.ndarray
+    wavefunction_gvectors: List[np.ndarray]
+    coefficients: List[np.ndarray]
+    energies: np.ndarray
+    occupations: np.ndarray
+
+    @property
+    def gvector_counts(self) -> np.ndarray:
+        """n_k, the number of G-vectors of each k-point."""
+        return np.array([len(g) for g in self.wavefunction_gvectors], dtype=np.int64)
+
+    @property
+    def energies_ev(self) -> np.ndarray:
+        """energies in eV (BerkeleyGW's Rydberg, RYDBERG_EV)."""
+        return self.energies * RYDBERG_EV
+
+
+def _wavefunctions_from_dict(d: dict) -> Wavefunctions:
+    counts = np.asarray(d["gvector_counts"], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    spins, bands, total = int(d["spins"]), int(d["bands"]), int(offsets[-1])
+    # The file's order: spin, then k-point, then band, then that k-point's G-vectors.
+    per_spin = np.asarray(d["coefficients"]).reshape(spins, bands * total)
+    gs, cs = [], []
+    for k, n in enumerate(counts):
+        gs.append(d["kgvectors"][offsets[k]:offsets[k + 1]])
+        cs.append(per_spin[:, bands * offsets[k]:bands * offsets[k + 1]].reshape(spins, bands, int(n)))
+    return Wavefunctions(bool(d["real"]), spins, bands, float(d["cutoff"]), float(d["density_cutoff"]),
+                         d["lattice"], d["reciprocal"], d["atom_positions"], d["atomic_numbers"], d["fft_grid"],
+                         d["kgrid"], d["kshift"], d["kpoints"], d["weights"], d["gvectors"], gs, cs,
+                         d["energies"], d["occupations"])
+
+
+def read_wavefunctions(path: str | os.PathLike) -> Wavefunctions:
+    """The wavefunction file of `quasar gw epm` (HDF5, docs/formats/gw-wavefunctions.md), by the engine's
+    reader: every shape and value checked, errors naming the file and the object."""
+    return _wavefunctions_from_dict(_engine().read_wavefunctions(os.fspath(path)))
+
+
+@dataclass
+class Epm:
+    """What `quasar gw epm` gives: eigenvalues (K, B) in Ry, the values it prints (spin 1; with nspin 2 the
+    second spin is a copy), at kpoints (K, 3) with weights (K,); file: the wavefunction file written (None
+    when wfng_flag is F and no output was named); wavefunctions: the whole mean field, as that file holds it."""
+    eigenvalues: np.ndarray
+    kpoints: np.ndarray
+    weights: np.ndarray
+    file: Optional[str]
+    wavefunctions: Wavefunctions
+
+    @property
+    def eigenvalues_ev(self) -> np.ndarray:
+        """eigenvalues in eV (BerkeleyGW's Rydberg, RYDBERG_EV)."""
+        return self.eigenvalues * RYDBERG_EV
+
+
+def epm(input: str | os.PathLike, output: Optional[str | os.PathLike] = None, device: str = "cpu",
+        progress: Optional[Callable[[str], None]] = None) -> Epm:
+    """The empirical-pseudopotential mean field of a BerkeleyGW EPM input (WFN.in) in-process, as
+    `quasar gw epm INPUT [--output OUTPUT]` computes it, writing the same wavefunction file: to output, or
+    (wfng_flag T) to the input's wfng_file relative to the current folder. progress: called with each line
+    the command prints (the eigenvalue lines, notes, "wrote ...")."""
+    d = _engine().epm(os.fspath(input), os.fspath(output) if output else "", device, progress)
+    w = _wavefunctions_from_dict(d["wavefunctions"])
+    return Epm(w.energies[0], w.kpoints, w.weights, d["written"] or None, w)
 
 
 @dataclass

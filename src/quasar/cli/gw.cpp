@@ -2,8 +2,6 @@
 // eigenvalues on standard output (in the EPM program's layout) and its wavefunction file.
 // `quasar gw epsilon epsilon.inp`: the static dielectric matrices of BerkeleyGW's Epsilon on the EPM
 // mean fields of WFN.in and WFNq.in, with that program's head lines and chi_converge.dat.
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "quasar/cli/args.hpp"
@@ -11,8 +9,6 @@
 #if QUASAR_WITH_GW
 #include "quasar/device/backend.hpp"
 #include "quasar/device/context.hpp"
-#include "quasar/gw/epm.hpp"
-#include "quasar/gw/epm_input.hpp"
 #include "quasar/gw/epsilon.hpp"
 #include "quasar/gw/epsilon_input.hpp"
 #include "quasar/gw/epsilon_output.hpp"
@@ -79,25 +75,10 @@ int epm(const Args& a) {
   if (a.positional.size() != 2) throw UsageError("gw epm takes one input file");
   for (const char* o : {"--wfn", "--wfnq", "--json"})
     if (a.has(o)) throw UsageError(std::string("gw epm takes no ") + o + " (an option of gw epsilon)");
-  const gw::EpmInput in = gw::read_epm_input(a.positional[1]);
+  if (a.has("--output") && a.get("--output", "").empty()) throw UsageError("gw epm: --output needs a file name");
   device::Context ctx(parse_backend(a.get("--device", "cpu")));
-  const gw::Wavefunctions w = gw::solve_epm(in, ctx);
-  for (std::size_t k = 0; k < w.kpoint_count(); ++k) {
-    std::printf("eigenvalues  1 - %10d at k points in lattice vector units\nkpoint %10zu\n", w.bands, k + 1);
-    for (int b = 0; b < w.bands; ++b) std::printf("%5zu%23.16f\n", k + 1, w.energy(0, k, b));
-    std::printf("\n");
-  }
-  std::fflush(stdout);
-  if (in.write_density || in.write_vxc_g || in.write_vxc)
-    std::cout << "note: RHO, VXC and vxc.dat are not written (rhog_flag, vxcg_flag, vxc_flag)\n";
-  if (!in.write_wavefunctions && !a.has("--output")) {
-    std::cout << "no wavefunction file (wfng_flag F)\n";
-    return 0;
-  }
-  const std::string out = a.get("--output", in.wavefunction_file);
-  gw::write_wavefunctions(out, w);
-  std::cout << "wrote " << out << ": " << w.kpoint_count() << " k-points, " << w.bands << " bands, "
-            << (w.real ? "real" : "complex") << " coefficients\n";
+  gw::run_epm(a.positional[1], a.get("--output", ""), ctx, [](const std::string& s) { std::cout << s << '\n'; });
+  std::cout.flush();
   return 0;
 }
 

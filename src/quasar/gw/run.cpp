@@ -1,7 +1,9 @@
 #include "quasar/gw/run.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
+#include "quasar/gw/epm.hpp"
 #include "quasar/gw/epsilon_output.hpp"
 
 namespace quasar::gw {
@@ -12,6 +14,44 @@ std::string beside(const std::string& input_path, const std::string& given, cons
   return (std::filesystem::path(input_path).parent_path() / name).string();
 }
 }  // namespace
+
+std::vector<std::string> epm_eigenvalue_lines(const Wavefunctions& w) {
+  std::vector<std::string> lines;
+  char buf[96];
+  for (std::size_t k = 0; k < w.kpoint_count(); ++k) {
+    std::snprintf(buf, sizeof buf, "eigenvalues  1 - %10d at k points in lattice vector units", w.bands);
+    lines.emplace_back(buf);
+    std::snprintf(buf, sizeof buf, "kpoint %10zu", k + 1);
+    lines.emplace_back(buf);
+    for (int b = 0; b < w.bands; ++b) {
+      std::snprintf(buf, sizeof buf, "%5zu%23.16f", k + 1, w.energy(0, k, b));
+      lines.emplace_back(buf);
+    }
+    lines.emplace_back();
+  }
+  return lines;
+}
+
+EpmRun run_epm(const std::string& input_path, const std::string& output_path, device::Context& ctx,
+               const RunProgress& progress) {
+  const RunProgress say = progress ? progress : [](const std::string&) {};
+  EpmRun run;
+  run.input = read_epm_input(input_path);
+  run.wfn = solve_epm(run.input, ctx);
+  for (const std::string& line : epm_eigenvalue_lines(run.wfn)) say(line);
+  const EpmInput& in = run.input;
+  if (in.write_density || in.write_vxc_g || in.write_vxc)
+    say("note: RHO, VXC and vxc.dat are not written (rhog_flag, vxcg_flag, vxc_flag)");
+  if (!in.write_wavefunctions && output_path.empty()) {
+    say("no wavefunction file (wfng_flag F)");
+    return run;
+  }
+  run.written = output_path.empty() ? in.wavefunction_file : output_path;
+  write_wavefunctions(run.written, run.wfn);
+  say("wrote " + run.written + ": " + std::to_string(run.wfn.kpoint_count()) + " k-points, " +
+      std::to_string(run.wfn.bands) + " bands, " + (run.wfn.real ? "real" : "complex") + " coefficients");
+  return run;
+}
 
 EpsilonRun run_epsilon(const std::string& input_path, std::string wfn_path, std::string wfnq_path,
                        device::Context& ctx, const RunProgress& progress) {
