@@ -282,7 +282,7 @@ run 0
     ({"style": "{model} device"}, "Illegal pair_style {name} command"),
     ({"style": "{model} device tpu"}, "unknown device 'tpu' (valid: auto, cpu, cuda)"),
     ({"style": "{model} precision half"}, "unknown precision 'half' (valid: double, mixed32, mixed16)"),
-    ({"style": "{dir}/lj.toml precision mixed32"}, "precision mixed32 applies to deepmd, nnp models only"),
+    ({"style": "{dir}/lj.toml precision mixed32"}, "precision mixed32 applies to deepmd, nnp, amoeba models only"),
     ({"names": "Xx"}, "atom type 'Xx' is not in the model's type_map"),
     ({"names": "Si Si"}, "one model type name for each of the 1 atom types"),
     ({"units": "real"}, "Pair style {name} requires metal units"),

@@ -189,7 +189,7 @@ def test_families_and_models_of_every_family(tmp_path):
         assert pot.name == name and pot.terms == [name]
         assert np.isfinite(pot.compute(pos, symbols, cell=cell).energy)
         if "mixed32" not in fam[name]["precisions"]:
-            with pytest.raises(quasar.QuasarError, match="precision mixed32 applies to deepmd, nnp models only"):
+            with pytest.raises(quasar.QuasarError, match="precision mixed32 applies to deepmd, nnp, amoeba models only"):
                 quasar.Potential(model, device="cpu", precision="mixed32")
     with pytest.raises(quasar.QuasarError, match=r"unknown model format \(expected .eam, .eam.alloy, .setfl \(eam\)"):
         (tmp_path / "model.bin").write_text("?")
