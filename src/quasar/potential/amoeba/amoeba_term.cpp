@@ -169,6 +169,7 @@ void AmoebaTerm::compute_term(AtomState& atoms, const ComputeRequest& req, Force
     if (a.system) throw Error("amoeba " + name() + ": computes one system at a time, not a batch");
     const ElectrostaticSystem& e = electrostatics_;
     PairGeometry geometry = electrostatic_geometry(*parameters_, e, a.box, periodic || parameters_->cell.has_value(), what);
+    geometry.mixed = gpu && precision_ == Precision::Mixed32;  // the GPU's pair kernels in float (mixed_arith.hpp)
     std::optional<HostAtoms> host;  // on the GPU: the CPU computes on a host copy, PME on the GPU
     if (gpu) host.emplace(a);
     if (gpu && e.ewald) {

@@ -106,12 +106,9 @@ InduceArgs induce_args(const InduceTables& t, const ElectrostaticSystem& e, cons
   a.scale_u = t.scale_u.data();
   a.pair_offset = g.candidates ? t.pair_offset.data() : nullptr;
   a.pair_partner = g.candidates ? t.pair_partner.data() : nullptr;
+  a.mixed = g.mixed;
   return a;
 }
-
-#ifdef QUASAR_HAVE_CUDA
-
-namespace {
 
 std::vector<double> flatten(const std::vector<Vec3>& v) {
   std::vector<double> out(3 * v.size());
@@ -126,7 +123,7 @@ std::vector<Vec3> unflatten(const std::vector<double>& f, std::size_t n) {
   return out;
 }
 
-}  // namespace
+#ifdef QUASAR_HAVE_CUDA
 
 ReciprocalFieldHook host_reciprocal_hook(const PairGeometry& g, const std::vector<Vec3>& r) {
   return [g, r](const double* sources, int width, double* field) {

@@ -1,5 +1,6 @@
 #pragma once
-// AMOEBA's induced dipoles on the GPU, in double, as induced_dipoles.cpp computes them on the CPU and
+// AMOEBA's induced dipoles on the GPU, in double (or with the pair sums in mixed32 where
+// PairGeometry::mixed asks, mixed_arith.hpp; the solver's vectors stay double), as induced_dipoles.cpp computes them on the CPU and
 // with its formulas (field_forms.hpp): the d- and p-scaled direct fields of the lab-frame moments,
 // the u-scaled mutual field T u, Tinker's preconditioner and the conjugate gradient for both dipole
 // sets (induce_solver.hpp), all on the device. One thread per atom gathers its own partners in
@@ -38,6 +39,10 @@ ReciprocalFieldHook host_reciprocal_hook(const PairGeometry& g, const std::vecto
 // The hook through the GPU's (PmeGpu::add_ewald_field): device arrays only; pme is prepared for r
 // here and must outlive the hook.
 ReciprocalFieldHook device_reciprocal_hook(PmeGpu& pme, const PairGeometry& g, const std::vector<Vec3>& r);
+
+// Vectors as the kernels hold them, 3 n doubles atom-major, and back (n vectors).
+std::vector<double> flatten(const std::vector<Vec3>& v);
+std::vector<Vec3> unflatten(const std::vector<double>& f, std::size_t n);
 
 // The system's data for InduceArgs, on the host: positions (3 n), polarizabilities, damping, each
 // atom's Thole class and the table of a pair's Thole a by classes (thole_of), each atom's exclusion

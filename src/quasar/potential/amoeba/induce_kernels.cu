@@ -10,23 +10,27 @@ namespace {
 
 constexpr int kBlock = 128, kDotBlock = 512;
 
+// The pair kernels in T: double, or float pairs into fixed-point sums (mixed32, mixed_arith.hpp).
+template <class T>
 __global__ void __launch_bounds__(kBlock) direct_kernel(InduceArgs a, const double* M, double* fd, double* fp) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
   Vec3 field_d, field_p;
-  direct_fields_at(a, i, M, field_d, field_p);
+  direct_fields_at<T>(a, i, M, field_d, field_p);
   store3(fd, i, field_d);
   store3(fp, i, field_p);
 }
 
+template <class T>
 __global__ void __launch_bounds__(kBlock) mutual_kernel(InduceArgs a, const double* u, double* field) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) store3(field, i, mutual_field_at(a, i, u));
+  if (i < a.n) store3(field, i, mutual_field_at<T>(a, i, u));
 }
 
+template <class T>
 __global__ void __launch_bounds__(kBlock) precondition_kernel(InduceArgs a, const double* rs, double* z) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) store3(z, i, precondition_at(a, i, rs));
+  if (i < a.n) store3(z, i, precondition_at<T>(a, i, rs));
 }
 
 __global__ void start_residual_kernel(int n3, const double* alpha, const double* Tu, double* rs) {
@@ -71,19 +75,28 @@ __global__ void __launch_bounds__(kDotBlock) dot_kernel(int n3, const double* a,
 
 void launch_direct_fields(const InduceArgs& a, const double* M, double* field_d, double* field_p) {
   if (a.n == 0) return;
-  direct_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, M, field_d, field_p);
+  if (a.mixed)
+    direct_kernel<float><<<grid_for(a.n, kBlock), kBlock>>>(a, M, field_d, field_p);
+  else
+    direct_kernel<double><<<grid_for(a.n, kBlock), kBlock>>>(a, M, field_d, field_p);
   QUASAR_LAUNCH_CHECK("amoeba induce direct_kernel");
 }
 
 void launch_mutual_field(const InduceArgs& a, const double* u, double* field) {
   if (a.n == 0) return;
-  mutual_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, u, field);
+  if (a.mixed)
+    mutual_kernel<float><<<grid_for(a.n, kBlock), kBlock>>>(a, u, field);
+  else
+    mutual_kernel<double><<<grid_for(a.n, kBlock), kBlock>>>(a, u, field);
   QUASAR_LAUNCH_CHECK("amoeba induce mutual_kernel");
 }
 
 void launch_precondition(const InduceArgs& a, const double* rs, double* z) {
   if (a.n == 0) return;
-  precondition_kernel<<<grid_for(a.n, kBlock), kBlock>>>(a, rs, z);
+  if (a.mixed)
+    precondition_kernel<float><<<grid_for(a.n, kBlock), kBlock>>>(a, rs, z);
+  else
+    precondition_kernel<double><<<grid_for(a.n, kBlock), kBlock>>>(a, rs, z);
   QUASAR_LAUNCH_CHECK("amoeba induce precondition_kernel");
 }
 

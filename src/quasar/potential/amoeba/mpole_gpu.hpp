@@ -1,5 +1,6 @@
 #pragma once
-// The permanent multipoles' real-space part on the GPU, in double, as multipole_energy computes it on
+// The permanent multipoles' real-space part on the GPU, in double or mixed32 (PairGeometry::mixed,
+// mixed_arith.hpp), as multipole_energy computes it on
 // the CPU (the pairs within the cutoff, Coulomb's kernel or Ewald's erfc kernel with scaled pairs
 // corrected): one thread per site gathers over its partners in ascending order with the explicit pair
 // formulas of mpole_forms.hpp (mpole_site.hpp), on the pair data of the induced-dipole code

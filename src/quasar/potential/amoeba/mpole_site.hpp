@@ -27,9 +27,14 @@ struct MpoleSite {
   int pairs = 0;
 };
 
-QUASAR_HD void mpole_site(const MpoleArgs& a, int i, MpoleSite& out) {
+// The sums in T (mixed_arith.hpp): double, or float pairs into fixed-point sums (mixed32).
+template <class T>
+QUASAR_HD void mpole_site_of(const MpoleArgs& a, int i, MpoleSite& out) {
   out = MpoleSite{};
-  const double* Mi = a.moments + 13 * static_cast<long>(i);
+  SumOf<T> energy, grad[3], dM[13], virial[9];
+  T Mi[13];
+  const double* Mi_in = a.moments + 13 * static_cast<long>(i);
+  for (int c = 0; c < 13; ++c) Mi[c] = static_cast<T>(Mi_in[c]);
   const Vec3 ri = load3(a.pairs.position, i);
   InducePartners it(a.pairs, i);
   int k, sc;
@@ -39,16 +44,28 @@ QUASAR_HD void mpole_site(const MpoleArgs& a, int i, MpoleSite& out) {
     const double m = sc < 0 ? 1.0 : a.scale_m[sc];
     if (m == 0 && a.alpha == 0) continue;
     if (!it.separation(ri, k, a.pairs.cutoff, s, r)) continue;
-    double g[3], dmi[13];
+    T g[3], dmi[13], Mk[13];
+    const double* Mk_in = a.moments + 13 * static_cast<long>(k);
+    for (int c = 0; c < 13; ++c) Mk[c] = static_cast<T>(Mk_in[c]);
     const double f = mpole_prefactor(a.electric, a.alpha, m);
-    const double u = f * mpole_pair(Mi, a.moments + 13 * static_cast<long>(k), s, mpole_radial(r, a.alpha, m), g, dmi);
-    out.energy += u / 2;
+    const double u = f * static_cast<double>(mpole_pair(Mi, Mk, vec_as<T>(s), mpole_radial_at<T>(r, a.alpha, m), g, dmi));
+    energy.add(u / 2);
     if (u != 0 && m != 0 && k > i) ++out.pairs;
-    for (int c = 0; c < 3; ++c) out.grad[c] += f * g[c];
-    for (int c = 0; c < 13; ++c) out.dM[c] += f * dmi[c];
+    for (int c = 0; c < 3; ++c) grad[c].add(f * static_cast<double>(g[c]));
+    for (int c = 0; c < 13; ++c) dM[c].add(f * static_cast<double>(dmi[c]));
     for (int p = 0; p < 3; ++p)
-      for (int q = 0; q < 3; ++q) out.virial[3 * p + q] -= s[p] * (f * g[q]) / 2;
+      for (int q = 0; q < 3; ++q) virial[3 * p + q].add(-(s[p] * (f * static_cast<double>(g[q])) / 2));
   }
+  out.energy = energy.value();
+  for (int c = 0; c < 3; ++c) out.grad[c] = grad[c].value();
+  for (int c = 0; c < 13; ++c) out.dM[c] = dM[c].value();
+  for (int c = 0; c < 9; ++c) out.virial[c] = virial[c].value();
+}
+
+// The double sums, or the mixed ones where the arguments ask for them (a.pairs.mixed).
+QUASAR_HD void mpole_site(const MpoleArgs& a, int i, MpoleSite& out) {
+  if (a.pairs.mixed) mpole_site_of<float>(a, i, out);
+  else mpole_site_of<double>(a, i, out);
 }
 
 }  // namespace quasar::amoeba

@@ -33,6 +33,9 @@ struct PairGeometry {
   // Where multipole_energy's real-space pairs run: on this GPU object when set (the CUDA backend,
   // mpole_gpu.hpp), else on the CPU.
   MpoleGpu* mpole_gpu = nullptr;
+  // The GPU's pair kernels in mixed precision (AmoebaTerm's mixed32: float pairs into 64-bit
+  // fixed-point sums, mixed_arith.hpp); the CPU's loops are double whatever it says.
+  bool mixed = false;
   // In a periodic cell, the pairs within reach of the cutoffs (pair_list.hpp); null: every pair.
   const PairCandidates* candidates = nullptr;
 

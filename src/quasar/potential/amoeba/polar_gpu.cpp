@@ -6,13 +6,6 @@ namespace quasar::amoeba {
 
 namespace {
 
-std::vector<double> flat3(const std::vector<Vec3>& v) {
-  std::vector<double> out(3 * v.size());
-  for (std::size_t i = 0; i < v.size(); ++i)
-    for (int a = 0; a < 3; ++a) out[3 * i + static_cast<std::size_t>(a)] = v[i][a];
-  return out;
-}
-
 long count(const std::vector<int>& pairs) {
   long total = 0;
   for (int p : pairs) total += p;
@@ -27,7 +20,7 @@ PolarPairSums polar_pair_sums(const InduceArgs& a, const std::vector<Moments>& M
   std::vector<double> flatM(13 * n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < 13; ++c) flatM[13 * i + c] = M[i][c];
-  const std::vector<double> ud = flat3(u.ud), up = flat3(u.up);
+  const std::vector<double> ud = flatten(u.ud), up = flatten(u.up);
   PolarPairSums out;
   out.grad.resize(3 * n);
   out.dM.resize(13 * n);

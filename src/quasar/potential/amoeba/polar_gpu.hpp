@@ -1,6 +1,6 @@
 #pragma once
 // The pair part of AMOEBA's polarization gradient (polarization_term.cpp's loop) on the GPU, in
-// double: one thread per atom gathers polar_forms.hpp's dP/dr_i, dP/dM_i and its half of the pairs'
+// double or mixed32 (InduceArgs::mixed, mixed_arith.hpp): one thread per atom gathers polar_forms.hpp's dP/dr_i, dP/dM_i and its half of the pairs'
 // virial over its partners in ascending order (no atomics: the same bits every run), on the device
 // data and the dipoles that InduceGpu's last solve left there (its tables, pair list, lab moments
 // and ud, up). The sums come back to the host (O(N)), where polarization_energy adds the energy, the
