@@ -13,6 +13,7 @@
 #include "quasar/core/hd.hpp"
 #include "quasar/core/vec.hpp"
 #include "quasar/device/fixed_accumulator.hpp"
+#include "quasar/potential/amoeba/mixed_sum.hpp"
 
 namespace quasar::amoeba {
 
@@ -53,16 +54,6 @@ QUASAR_HD float erfc_of(float x) { return ::erfcf(x); }
 QUASAR_HD double sqrt_of(double x) { return ::sqrt(x); }
 QUASAR_HD float sqrt_of(float x) { return ::sqrtf(x); }
 
-// A thread's sum of the double path: a plain double, added in the order of the terms (the same bits
-// as the code before the template); the scale is ignored.
-class PlainSum {
- public:
-  QUASAR_HD void add(double v) { value_ += v; }
-  QUASAR_HD double value() const { return value_; }
-
- private:
-  double value_ = 0;
-};
 // The fixed-point resolution of the per-atom sums (gradients in kcal/mol/Å, moment derivatives,
 // per-site energies and virials in kcal/mol, fields in e/Å^2): 2^-40 = 9.1e-13 of their units, range
 // ±2^23, which holds any of them in a system that the solver converges (a field of 1 e/Å^2 is
@@ -72,7 +63,7 @@ struct PairFixedSum : device::FixedAccumulator {
   QUASAR_HD PairFixedSum() : device::FixedAccumulator(kMixedSumScale) {}
 };
 
-// The sum of each precision: plain in double, 64-bit fixed point in mixed32.
+// The sum of each precision: plain in double (mixed_sum.hpp), 64-bit fixed point in mixed32.
 template <class T>
 using SumOf = std::conditional_t<std::is_same_v<T, double>, PlainSum, PairFixedSum>;
 

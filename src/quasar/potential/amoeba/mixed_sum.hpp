@@ -10,13 +10,12 @@
 
 namespace quasar::amoeba {
 
-template <bool kFixed>
-class MixedSum;
-
-template <>
-class MixedSum<false> {
+// A thread's sum in double mode: a plain double, added in the order of the terms; the scale is
+// ignored.
+class PlainSum {
  public:
-  explicit QUASAR_HD MixedSum(double /*scale*/) {}
+  QUASAR_HD PlainSum() = default;
+  explicit QUASAR_HD PlainSum(double /*scale*/) {}
   QUASAR_HD void add(double v) { sum_ += v; }
   QUASAR_HD double value() const { return sum_; }
 
@@ -24,16 +23,8 @@ class MixedSum<false> {
   double sum_ = 0;
 };
 
-template <>
-class MixedSum<true> {
- public:
-  explicit QUASAR_HD MixedSum(double scale) : sum_(scale) {}
-  QUASAR_HD void add(double v) { sum_.add(v); }
-  QUASAR_HD double value() const { return sum_.value(); }
-
- private:
-  device::FixedAccumulator sum_;
-};
+template <bool kFixed>
+using MixedSum = std::conditional_t<kFixed, device::FixedAccumulator, PlainSum>;
 
 // The arithmetic type of an entry or a pair in each mode.
 template <bool kMixed>
