@@ -9,7 +9,6 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/gw/band_sums.hpp"
-#include "quasar/gw/berkeleygw_symmetry.hpp"
 #include "quasar/gw/coulomb_average.hpp"
 #include "quasar/gw/epsilon_unfold.hpp"
 #include "quasar/gw/gpp_kernels.hpp"
@@ -81,35 +80,6 @@ int filled(const Wavefunctions& w) {
   return n;
 }
 
-// The crystal's rotations (fractional coordinates) from the mean field's lattice and atoms.
-std::vector<IntMatrix3> rotations_of(const Wavefunctions& w) {
-  EpmInput in;
-  in.path = "the inner mean field";
-  in.lattice = w.lattice;
-  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
-  return crystal_rotations(in);
-}
-std::vector<CrystalOperation> operations_of(const Wavefunctions& w) {
-  EpmInput in;
-  in.path = "the inner mean field";
-  in.lattice = w.lattice;
-  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
-  return crystal_operations(in);
-}
-// The list whose last matching operation maps q onto the dielectric file (sigma_q_map.hpp): the one
-// given, else the crystal's in BerkeleyGW's EPM order (berkeleygw_symmetry.hpp), said through `progress`.
-std::vector<IntMatrix3> q_map_operations(const SigmaSettings& s, const Wavefunctions& w, const SigmaProgress& progress) {
-  if (!s.operations.empty()) {
-    if (progress)
-      progress("q map: BerkeleyGW's, by the last of the " + std::to_string(s.operations.size()) + " operations given (berkeleygw_symmetries)");
-    return s.operations;
-  }
-  const BerkeleyGwSymmetries b = berkeleygw_symmetries(w.lattice, w.atom_positions, w.atomic_numbers, w.fft_grid);
-  if (progress)
-    progress("q map: BerkeleyGW's, by the last of the crystal's " + std::to_string(b.operations.size()) + " operations in " +
-             (b.exact ? "BerkeleyGW's EPM order" : "Quasar's order (" + b.reason + "; give berkeleygw_symmetries to follow BerkeleyGW)"));
-  return reciprocal_matrices(b.operations);
-}
 Vec3d transpose_apply(const IntMatrix3& r, const Vec3d& x) {
   Vec3d y{};
   for (int i = 0; i < 3; ++i) y[i] = r[0][i] * x[0] + r[1][i] * x[1] + r[2][i] * x[2];
@@ -187,10 +157,10 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
   out.model = s.model;
   out.qpoints = static_cast<int>(nk);
   const MiniZoneCoulomb minizone(metric, omega, qgrid);
-  const std::vector<IntMatrix3> rotations = s.symmetric_q_grid ? rotations_of(w) : std::vector<IntMatrix3>{};
+  const std::vector<IntMatrix3> rotations = s.symmetric_q_grid ? q_map_rotations(w, s.operations) : std::vector<IntMatrix3>{};
   const bool screened = screening && s.model != SigmaModel::HartreeFock;
-  const std::vector<IntMatrix3> q_map = screened ? q_map_operations(s, w, progress) : std::vector<IntMatrix3>{};
-  const std::vector<CrystalOperation> crystal_ops = screened ? operations_of(w) : std::vector<CrystalOperation>{};
+  const std::vector<IntMatrix3> q_map = screened ? q_map_operations(s.operations, w, progress) : std::vector<IntMatrix3>{};
+  const std::vector<CrystalOperation> crystal_ops = screened ? crystal_operations_of(w) : std::vector<CrystalOperation>{};
   // The dielectric file's q-points in its order (q -> 0 as 0), unless given.
   std::vector<Vec3d> dielectric_qpoints = s.dielectric_qpoints;
   if (dielectric_qpoints.empty() && screened)
