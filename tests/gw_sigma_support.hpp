@@ -137,8 +137,8 @@ inline double compare(const gw::SigmaSettings& settings, const std::string& outp
   return largest;
 }
 // BerkeleyGW's symmetry operations for Si-EPM in the order its EPM program writes them (spglib's; the
-// "mtrx" lines of sigma_hp.log, here row by row: q -> M q in reciprocal coordinates), and the
-// q-points of epsilon.inp: Sigma's map of every q onto the dielectric file follows them (sigma.hpp).
+// "mtrx" lines of sigma_hp.log, here row by row: q -> M q in reciprocal coordinates): the reference for
+// the order Quasar derives (gw_berkeleygw_symmetry_test) and the berkeleygw_symmetries override.
 const int kBerkeleyGwOperations[48][9] = {
   {1, 0, 0, 0, 1, 0, 0, 0, 1}, {1, 0, -1, 0, 1, -1, 0, 0, -1}, {0, -1, 0, -1, 0, 0, 0, 0, -1}, {0, -1, 1, -1, 0, 1, 0, 0, 1},
   {1, 0, 0, 1, -1, 0, 1, 0, -1}, {0, -1, 1, 1, -1, 0, 0, -1, 0}, {1, 0, -1, 1, -1, 0, 1, 0, 0}, {0, -1, 0, 1, -1, 0, 0, -1, 1},
@@ -153,11 +153,15 @@ const int kBerkeleyGwOperations[48][9] = {
   {0, -1, 1, 0, 0, 1, -1, 0, 1}, {1, 0, 0, 0, 0, 1, 0, 1, 0}, {1, 0, -1, 0, 0, -1, 0, 1, -1}, {0, -1, 0, 0, 0, -1, -1, 0, 0},
   {0, 1, -1, 0, 0, -1, 1, 0, -1}, {-1, 0, 0, 0, 0, -1, 0, -1, 0}, {-1, 0, 1, 0, 0, 1, 0, -1, 1}, {0, 1, 0, 0, 0, 1, 1, 0, 0},
 };
-inline void follow_berkeleygw_q_map(gw::SigmaSettings& s) {
-  s.operations.clear();
-  for (const auto& o : kBerkeleyGwOperations) s.operations.push_back({{{o[0], o[1], o[2]}, {o[3], o[4], o[5]}, {o[6], o[7], o[8]}}});
-  s.dielectric_qpoints = {{0, 0, 0}, {0, 0, 0.5}, {0, 0.5, 0.5}};
+inline std::vector<gw::IntMatrix3> berkeleygw_si_operations() {
+  std::vector<gw::IntMatrix3> out;
+  for (const auto& o : kBerkeleyGwOperations) out.push_back({{{o[0], o[1], o[2]}, {o[3], o[4], o[5]}, {o[6], o[7], o[8]}}});
+  return out;
 }
+// Si.test's Sigma read a dielectric file with epsilon.inp's q-points (q0, L, X); where these tests give
+// eps^-1 at all eight q of the grid instead, Sigma's map onto the file's points uses those three.
+// The operations are not given: Sigma takes the crystal's in BerkeleyGW's order (sigma.hpp).
+inline void use_si_test_dielectric_qpoints(gw::SigmaSettings& s) { s.dielectric_qpoints = {{0, 0, 0}, {0, 0, 0.5}, {0, 0.5, 0.5}}; }
 
 // Si.test's COHSEX off-diagonal run at L (below).
 inline gw::SigmaSettings cohsex_at_l() {
@@ -169,7 +173,7 @@ inline gw::SigmaSettings cohsex_at_l() {
   s.exact_static_ch = true;
   for (int n = 1; n <= 5; ++n)
     for (int m = 1; m <= 5; ++m) s.offdiagonal.push_back({n, m, 3});
-  follow_berkeleygw_q_map(s);
+  use_si_test_dielectric_qpoints(s);
   return s;
 }
 
@@ -177,7 +181,7 @@ inline double run_and_compare(const std::string& input, const std::string& outpu
                               gw::SigmaResult* result = nullptr) {
   gw::SigmaInput in = gw::read_sigma_input(ref(input));
   in.settings.listed_kpoints = gw::read_epm_input(ref("WFN_co.in")).kpoints;
-  follow_berkeleygw_q_map(in.settings);
+  use_si_test_dielectric_qpoints(in.settings);
   return compare(in.settings, output, eps, result);
 }
 }  // namespace

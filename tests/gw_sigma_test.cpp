@@ -26,20 +26,31 @@ TEST(GwSigma, CohsexOffDiagonalAtLMatchesSiTest) {
   std::printf("COHSEX at L, off-diagonal: largest deviation %.2e eV\n", compare(cohsex_at_l(), "sig_COHSEX_offdiag.out"));
 }
 
-// The cause of the correlation deviations before BerkeleyGW's q map was followed: without it
-// (eps^-1(q0) unrotated, the wings at G = 0 of each q as listed) SX - X at Gamma moves by 1e-3 to
-// 4e-3 eV, far beyond Si.test's precision; the bare exchange does not move.
+// BerkeleyGW's q map (sigma_q_map.hpp) with the operations Sigma derives in BerkeleyGW's order (no
+// berkeleygw_symmetries block) gives the same bits as with sigma_hp.log's own list given; with the
+// identity alone (no map: eps^-1(q0) unrotated, the wings at G = 0 of each q as listed) SX - X at Gamma
+// moves by 1e-3 to 4e-3 eV, far beyond Si.test's precision; the bare exchange does not move.
 TEST(GwSigma, BerkeleyGwQMapMatters) {
   if (!have_reference()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
   gw::SigmaInput in = gw::read_sigma_input(ref("sig_GPP.inp"));
   in.settings.offdiagonal.clear();
   in.settings.kpoints.resize(1);
+  use_si_test_dielectric_qpoints(in.settings);
   const SiMeanFields& m = si();
+  std::vector<std::string> said;
+  const gw::SigmaResult derived =
+      gw::compute_sigma(in.settings, m.inner, &m.eps, [&](const std::string& l) { said.push_back(l); }, &m.density);
+  EXPECT_NE(std::find(said.begin(), said.end(),
+                      "q map: BerkeleyGW's, by the last of the crystal's 48 operations in BerkeleyGW's EPM order"),
+            said.end());
+  in.settings.operations = berkeleygw_si_operations();
+  const gw::SigmaResult given = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
+  in.settings.operations = {gw::IntMatrix3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}};
   const gw::SigmaResult plain = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
-  follow_berkeleygw_q_map(in.settings);
-  const gw::SigmaResult followed = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
-  const gw::SigmaElement &a = plain.k[0].diagonal[0], &b = followed.k[0].diagonal[0];
-  std::printf("band 1 at Gamma: SX - X %.6f (plain) %.6f (BerkeleyGW's map), X %.9f %.9f\n", a.sx, b.sx, a.x, b.x);
+  const gw::SigmaElement &a = plain.k[0].diagonal[0], &b = derived.k[0].diagonal[0], &c = given.k[0].diagonal[0];
+  std::printf("band 1 at Gamma: SX - X %.6f (no map) %.6f (BerkeleyGW's map), X %.9f %.9f\n", a.sx, b.sx, a.x, b.x);
+  EXPECT_EQ(b.sx, c.sx);
+  EXPECT_EQ(b.ch, c.ch);
   EXPECT_GT(std::abs(a.sx - b.sx), 1e-3);
   EXPECT_NEAR(b.sx, 12.367894, 2e-5);  // Si.test's <1|SX - X|1> at Gamma
   EXPECT_NEAR(a.x, b.x, 1e-12);
@@ -198,24 +209,15 @@ TEST(GwSigmaInput, ReadsTheSiInputsAndNamesErrors) {
 }
 
 // `quasar gw epsilon` on Si-EPM's own epsilon.inp (q0, L and X: the irreducible q-points, as
-// BerkeleyGW's users run it), then `quasar gw sigma sig_GPP.inp` in a scratch folder, which unfolds
-// eps^-1 to the other five q-points of the grid: progress lines, sigma_hp.log read as Si.test greps
-// it, the JSON summary.
+// BerkeleyGW's users run it), then `quasar gw sigma` on Si.test's own sig_GPP.inp (no operation list:
+// the crystal's in BerkeleyGW's order) in a scratch folder, which unfolds eps^-1 to the other five
+// q-points of the grid: progress lines, sigma_hp.log read as Si.test greps it, the JSON summary.
 TEST(GwSigmaCommand, EpsilonThenSigmaEndToEnd) {
   if (!have_reference()) return test::missing(test::Dependency::SharedData, "../shared/reference/gw/Si-EPM is absent");
   const auto dir = test::scratch_dir("gw-sigma-command");
-  {
-    // sig_GPP.inp with BerkeleyGW's operations (sigma_hp.log's mtrx lines: column by column).
-    std::ifstream in(ref("sig_GPP.inp"));
-    std::ofstream sig((dir / "sig_GPP.inp").string());
-    sig << in.rdbuf() << "\nbegin berkeleygw_symmetries\n";
-    for (const auto& o : kBerkeleyGwOperations)
-      sig << o[0] << ' ' << o[3] << ' ' << o[6] << ' ' << o[1] << ' ' << o[4] << ' ' << o[7] << ' ' << o[2] << ' ' << o[5] << ' ' << o[8] << '\n';
-    sig << "end\n";
-  }
   const std::string q = test::binary_path("quasar");
   const std::string cmd = "cd " + dir.string() + " && " + q + " gw epsilon " + ref("epsilon.inp") + " --wfn " + ref("WFN.in") + " --wfnq " +
-                          ref("WFNq.in") + " > eps.txt 2>&1 && " + q + " gw sigma sig_GPP.inp --wfn " +
+                          ref("WFNq.in") + " > eps.txt 2>&1 && " + q + " gw sigma " + ref("sig_GPP.inp") + " --wfn " +
                           ref("WFN_co.in") + " --epsilon epsilon.h5 > out.txt 2> err.txt";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream out(dir / "out.txt");
@@ -223,6 +225,7 @@ TEST(GwSigmaCommand, EpsilonThenSigmaEndToEnd) {
   EXPECT_NE(text.find("dielectric matrices: epsilon.h5, 3 q-points"), std::string::npos) << text;
   EXPECT_NE(text.find("eps^-1 unfolded to 5 q-points of the grid"), std::string::npos);
   EXPECT_NE(text.find("k-point 3 of 3: q-point 8 of 8"), std::string::npos);
+  EXPECT_NE(text.find("q map: BerkeleyGW's, by the last of the crystal's 48 operations in BerkeleyGW's EPM order"), std::string::npos);
   std::ifstream log(dir / "sigma_hp.log");
   const std::string hp((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   for (const Match& w : matches("sig_GPP.out"))
@@ -288,7 +291,7 @@ TEST_P(GwSigmaBackends, GppSumsAndSiTest) {
     gw::SigmaInput in = gw::read_sigma_input(ref(input));
     // COHSEX: BerkeleyGW's run took the symmetry-reduced q-grid (gw_sigma_unfold_test.cpp).
     if (std::string(model) == "COHSEX") in.settings.listed_kpoints = gw::read_epm_input(ref("WFN_co.in")).kpoints;
-    follow_berkeleygw_q_map(in.settings);
+    use_si_test_dielectric_qpoints(in.settings);
     const gw::SigmaResult on_cpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density);
     const gw::SigmaResult on_gpu = gw::compute_sigma(in.settings, m.inner, &m.eps, {}, &m.density, &ctx);
     test::MaxError diff(std::string("Sigma ") + model + " on the GPU - on the CPU (eV)");

@@ -78,9 +78,8 @@ TEST(GwSigmaUnfold, RotatedEpsilonEqualsDirect) {
   // unfold_epsilon from the three irreducible points: the five other points, each equal to the direct.
   const gw::EpsilonResult& three = irreducible_epsilon();
   for (const bool berkeleygw : {false, true}) {
-    gw::SigmaSettings s;
-    if (berkeleygw) follow_berkeleygw_q_map(s);
-    const std::vector<gw::EpsilonOfQ> five = gw::unfold_epsilon(three, m.inner.kpoints, ops, s.operations, metric, m.inner.gvectors);
+    const std::vector<gw::IntMatrix3> list = berkeleygw ? berkeleygw_si_operations() : std::vector<gw::IntMatrix3>{};
+    const std::vector<gw::EpsilonOfQ> five = gw::unfold_epsilon(three, m.inner.kpoints, ops, list, metric, m.inner.gvectors);
     ASSERT_EQ(five.size(), 5u);
     test::MaxError same(berkeleygw ? "unfolded by BerkeleyGW's rule - direct" : "unfolded by the first operation - direct");
     for (const auto& u : five) {

@@ -62,10 +62,12 @@ file of the whole zone); the screening is --epsilon (default epsilon.h5 beside I
 epsilon), with eps^-1 at the q -> 0 point (flagged) and at the irreducible q-points (or more): a
 q-point of the inner grid that the file lacks takes eps^-1 unfolded from a file point by a crystal
 operation (an error names the q-point when none maps a file point onto it).
-A 'begin berkeleygw_symmetries ... end' block (Quasar's: the nine numbers of each "mtrx" line of
-BerkeleyGW's sigma_hp.log, in its order) makes Sigma map its q-points onto the dielectric matrices as
-that program does (eps^-1 at q -> 0 rotated by the last operation, the wings at the images it picks):
-needed to reproduce its numbers beyond 1e-3 eV (docs/formats/gw-sigma.md).
+Sigma maps its q-points onto the dielectric matrices as BerkeleyGW does (eps^-1 at q -> 0 rotated by
+the last symmetry operation, the wings at the images it picks), with the crystal's operations in the
+order BerkeleyGW's EPM writes them, derived from the mean field's lattice and atoms (not derived for a
+supercell: Quasar's order then, and a progress line says so). An optional 'begin berkeleygw_symmetries
+... end' block (Quasar's: the nine numbers of each "mtrx" line of BerkeleyGW's sigma_hp.log, in its
+order) gives the list instead, e.g. that of a mean field from another code (docs/formats/gw-sigma.md).
 Prints progress and writes sigma_hp.log (BerkeleyGW's layout; --output another name) and a JSON
 summary (--json, default sigma.json) in the current folder. --device cuda: the plasmon-pole sums (and
 the EPM solves) on the GPU.

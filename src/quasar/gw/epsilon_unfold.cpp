@@ -135,7 +135,7 @@ UnfoldSource unfold_source(const EpsilonResult& file, const Vec3d& q, const std:
       if (!integer_difference(times(berkeleygw[k], e.q), q, g0)) continue;
       const auto it = std::find(ps.begin(), ps.end(), berkeleygw[k]);
       if (it == ps.end())
-        throw Error("sigma: berkeleygw_symmetries operation " + std::to_string(k + 1) + " is not one of the crystal's");
+        throw Error("sigma: operation " + std::to_string(k + 1) + " of the symmetry list (berkeleygw_symmetries) is not one of the crystal's");
       out = {true, ip, static_cast<std::size_t>(it - ps.begin())};
     }
   }
@@ -161,7 +161,7 @@ std::vector<EpsilonOfQ> unfold_epsilon(const EpsilonResult& file, const std::vec
     const UnfoldSource src = unfold_source(file, q, crystal, berkeleygw);
     if (!src.found)
       throw Error("sigma: the dielectric matrices lack q = " + text(q) + " and no " +
-                  (berkeleygw.empty() ? "operation of the crystal" : "operation of berkeleygw_symmetries") +
+                  (berkeleygw.empty() ? "operation of the crystal" : "operation of the symmetry list") +
                   " maps one of their q-points onto it: add it (or a point of its star) to epsilon.inp");
     out.push_back(rotate_epsilon(file.q[src.point], crystal[src.operation], q, metric, sphere));
   }

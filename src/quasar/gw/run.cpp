@@ -94,10 +94,6 @@ SigmaRun run_sigma(const std::string& input_path, std::string wfn_path, std::str
                           : "q-grid: every point with its own Coulomb averages (no_symmetries_q_grid)");
   const std::vector<double> density = mean_field_density(wfn_path, ctx);
   in.settings.listed_kpoints = listed_kpoints(wfn_path);
-  if (!in.settings.operations.empty()) {
-    say("q map: BerkeleyGW's, by the last of its " + std::to_string(in.settings.operations.size()) + " operations");
-    for (const EpsilonOfQ& e : eps.q) in.settings.dielectric_qpoints.push_back(e.q0 ? Vec3d{0, 0, 0} : e.q);
-  }
   run.result = compute_sigma(in.settings, inner, hartree_fock ? nullptr : &eps, say, &density, &ctx);
   return run;
 }

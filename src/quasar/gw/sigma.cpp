@@ -80,21 +80,6 @@ int filled(const Wavefunctions& w) {
   return n;
 }
 
-// The crystal's rotations (fractional coordinates) from the mean field's lattice and atoms.
-std::vector<IntMatrix3> rotations_of(const Wavefunctions& w) {
-  EpmInput in;
-  in.path = "the inner mean field";
-  in.lattice = w.lattice;
-  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
-  return crystal_rotations(in);
-}
-std::vector<CrystalOperation> operations_of(const Wavefunctions& w) {
-  EpmInput in;
-  in.path = "the inner mean field";
-  in.lattice = w.lattice;
-  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
-  return crystal_operations(in);
-}
 Vec3d transpose_apply(const IntMatrix3& r, const Vec3d& x) {
   Vec3d y{};
   for (int i = 0; i < 3; ++i) y[i] = r[0][i] * x[0] + r[1][i] * x[1] + r[2][i] * x[2];
@@ -172,8 +157,14 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
   out.model = s.model;
   out.qpoints = static_cast<int>(nk);
   const MiniZoneCoulomb minizone(metric, omega, qgrid);
-  const std::vector<IntMatrix3> rotations = s.symmetric_q_grid ? rotations_of(w) : std::vector<IntMatrix3>{};
-  const std::vector<CrystalOperation> crystal_ops = s.operations.empty() ? std::vector<CrystalOperation>{} : operations_of(w);
+  const std::vector<IntMatrix3> rotations = s.symmetric_q_grid ? q_map_rotations(w, s.operations) : std::vector<IntMatrix3>{};
+  const bool screened = screening && s.model != SigmaModel::HartreeFock;
+  const std::vector<IntMatrix3> q_map = screened ? q_map_operations(s.operations, w, progress) : std::vector<IntMatrix3>{};
+  const std::vector<CrystalOperation> crystal_ops = screened ? crystal_operations_of(w) : std::vector<CrystalOperation>{};
+  // The dielectric file's q-points in its order (q -> 0 as 0), unless given.
+  std::vector<Vec3d> dielectric_qpoints = s.dielectric_qpoints;
+  if (dielectric_qpoints.empty() && screened)
+    for (const EpsilonOfQ& e : screening->q) dielectric_qpoints.push_back(e.q0 ? Vec3d{0, 0, 0} : e.q);
   out.coulomb_head = minizone.average({0, 0, 0});
   const double nelec = 2.0 * occ;
   out.plasma_frequency2 = 16 * kPi * nelec / omega;
@@ -196,11 +187,11 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
 
   // eps^-1 at the grid's q-points that the file lacks, unfolded from its points (epsilon_unfold.hpp).
   std::vector<EpsilonOfQ> unfolded;
-  if (screening && s.model != SigmaModel::HartreeFock) {
+  if (screened) {
     std::vector<Vec3d> needed = w.kpoints;  // the grid's own representatives first
     for (const Vec3d& k : s.kpoints)
       for (const Vec3d& kj : w.kpoints) needed.push_back({k[0] - kj[0], k[1] - kj[1], k[2] - kj[2]});
-    unfolded = unfold_epsilon(*screening, needed, operations_of(w), s.operations, metric, w.gvectors);
+    unfolded = unfold_epsilon(*screening, needed, crystal_ops, q_map, metric, w.gvectors);
     if (progress && !unfolded.empty())
       progress("eps^-1 unfolded to " + std::to_string(unfolded.size()) + " q-points of the grid by the crystal's operations");
   }
@@ -353,8 +344,8 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
       std::vector<double> epsm1(ng * ng);
       // At q -> 0 with BerkeleyGW's operation list: eps^-1 rotated by its last operation (sigma_q_map.hpp).
       RotatedIndex rot;
-      if (eps->q0 && !s.operations.empty()) {
-        rot = rotated_index(s.operations.back(), crystal_ops, eps->gvectors);
+      if (eps->q0) {
+        rot = rotated_index(q_map.back(), crystal_ops, eps->gvectors);
       } else {
         rot.from.resize(ng), rot.phase.assign(ng, 1.0);
         for (std::size_t g = 0; g < ng; ++g) rot.from[g] = g;
@@ -372,7 +363,7 @@ SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& w, const 
       if (qnz) {
         // BerkeleyGW's image of q in [0, 1), the head's image and v_1 (sigma_q_map.hpp).
         const Vec3d r = reduced_qpoint(mapped(qe));
-        const Vec3d head = head_image(s.operations, s.dielectric_qpoints, metric, r, mapped(qe));
+        const Vec3d head = head_image(q_map, dielectric_qpoints, metric, r, mapped(qe));
         std::size_t i0 = ng;
         for (std::size_t g = 0; g < ng; ++g) {
           GVector d{};

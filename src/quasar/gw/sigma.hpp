@@ -53,13 +53,14 @@ struct SigmaSettings {
   // its star in the q order, as in BerkeleyGW's unfolded grid (the listed point, then its images).
   std::vector<Vec3d> listed_kpoints;
   // BerkeleyGW's Sigma maps each q of the grid onto a point of the dielectric file by the last of the
-  // mean field's symmetry operations (in the order of its wavefunction file) that does so. Given that
-  // list (`operations`: reciprocal-coordinate matrices M, q -> M q, as sigma_hp.log prints them) this
-  // is followed: eps^-1 at q -> 0 is used rotated by the last operation, and at q != 0 the head and
-  // wings lie at the image M q_irr of the irreducible point of `dielectric_qpoints` (epsilon.inp's
-  // q-points; the q -> 0 one as 0), and q-points the file lacks are unfolded by that same operation.
-  // Empty: eps^-1(q0) as computed, the wings at G = 0 of each q of the dielectric matrices as listed
-  // (and of the unfolded ones, which the crystal's first matching operation gives).
+  // mean field's symmetry operations (in the order of its wavefunction file) that does so, and so does
+  // this: eps^-1 at q -> 0 is used rotated by the last operation, at q != 0 the head and wings lie at
+  // the image M q_irr of the point of `dielectric_qpoints` (the file's q-points in its order, the
+  // q -> 0 one as 0; empty: those of the dielectric matrices given), and q-points the file lacks are
+  // unfolded by that same operation. `operations`: reciprocal-coordinate matrices M (q -> M q, as
+  // sigma_hp.log prints them); empty: the crystal's, derived from the inner mean field in BerkeleyGW's
+  // EPM order (berkeleygw_symmetry.hpp; Quasar's order for a supercell, said through the progress).
+  // The identity alone turns the map off (eps^-1(q0) as computed, the wings at G = 0 of each q listed).
   std::vector<IntMatrix3> operations;
   std::vector<Vec3d> dielectric_qpoints;
 };
@@ -88,9 +89,8 @@ using SigmaProgress = std::function<void(const std::string&)>;
 
 // `inner`: the states on every point of the unshifted grid (equal weights); `screening`: eps^-1 at the
 // q -> 0 point (flagged) and at q-points of the grid modulo G, not used for Hartree-Fock: each q of the
-// grid the file lacks takes eps^-1 unfolded from a file point by a crystal operation (epsilon_unfold.hpp;
-// with `operations`, BerkeleyGW's last-operation rule, else the first operation), an error naming q when
-// none maps a file point onto it; `density`: the
+// grid the file lacks takes eps^-1 unfolded from a file point by a crystal operation (epsilon_unfold.hpp:
+// BerkeleyGW's last-operation rule), an error naming q when none maps a file point onto it; `density`: the
 // valence density for the plasmon-pole model (default: the inner mean field's); `ctx`: where the
 // plasmon-pole sums run (gpp_kernels.hpp; default the CPU).
 SigmaResult compute_sigma(const SigmaSettings& s, const Wavefunctions& inner, const EpsilonResult* screening,

@@ -6,8 +6,39 @@
 #include <numbers>
 
 #include "quasar/core/error.hpp"
+#include "quasar/gw/berkeleygw_symmetry.hpp"
 
 namespace quasar::gw {
+
+std::vector<IntMatrix3> q_map_operations(const std::vector<IntMatrix3>& given, const Wavefunctions& w,
+                                         const std::function<void(const std::string&)>& say) {
+  if (!given.empty()) {
+    if (say) say("q map: BerkeleyGW's, by the last of the " + std::to_string(given.size()) + " operations given (berkeleygw_symmetries)");
+    return given;
+  }
+  const BerkeleyGwSymmetries b = berkeleygw_symmetries(w.lattice, w.atom_positions, w.atomic_numbers, w.fft_grid);
+  if (say)
+    say("q map: BerkeleyGW's, by the last of the crystal's " + std::to_string(b.operations.size()) + " operations in " +
+        (b.exact ? "BerkeleyGW's EPM order" : "Quasar's order (" + b.reason + "; give berkeleygw_symmetries to follow BerkeleyGW)"));
+  return reciprocal_matrices(b.operations);
+}
+
+std::vector<IntMatrix3> q_map_rotations(const Wavefunctions& w, const std::vector<IntMatrix3>& given) {
+  std::vector<IntMatrix3> out;
+  for (const IntMatrix3& m : given) out.push_back(reciprocal_matrices({CrystalOperation{m, {}}}).front());  // R = M^-T
+  if (given.empty())
+    for (const CrystalOperation& o : berkeleygw_symmetries(w.lattice, w.atom_positions, w.atomic_numbers, w.fft_grid).operations)
+      out.push_back(o.rotation);
+  return out;
+}
+
+std::vector<CrystalOperation> crystal_operations_of(const Wavefunctions& w) {
+  EpmInput in;
+  in.path = "the inner mean field";
+  in.lattice = w.lattice;
+  for (std::size_t i = 0; i < w.atom_positions.size(); ++i) in.atoms.push_back({w.atom_positions[i], w.atomic_numbers[i]});
+  return crystal_operations(in);
+}
 
 Vec3d reduced_qpoint(Vec3d x) {
   for (double& c : x) c -= std::floor(c + 1e-9);

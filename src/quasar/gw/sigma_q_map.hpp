@@ -8,12 +8,26 @@
 // - q = 0 matches every operation, so eps^-1(q0), computed at a finite q0 along one direction, is
 //   used rotated by the list's last operation.
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "quasar/gw/symmetry.hpp"
 #include "quasar/gw/wavefunctions.hpp"
 
 namespace quasar::gw {
+
+// The list M (reciprocal coordinates, q -> M q) whose last matching operation maps q onto the file:
+// `given` (sigma.inp's berkeleygw_symmetries) when not empty, else the crystal's operations in
+// BerkeleyGW's EPM order derived from the mean field (berkeleygw_symmetry.hpp; Quasar's order for a
+// supercell). `say` (may be empty) receives a line naming the list used.
+std::vector<IntMatrix3> q_map_operations(const std::vector<IntMatrix3>& given, const Wavefunctions& w,
+                                         const std::function<void(const std::string&)>& say);
+// The rotations R (fractional coordinates) of that list in its order, M = R^-T: BerkeleyGW's Sigma
+// takes the little group of k from the list in its order.
+std::vector<IntMatrix3> q_map_rotations(const Wavefunctions& w, const std::vector<IntMatrix3>& given);
+// The crystal's operations (crystal_operations) from the mean field's lattice and atoms.
+std::vector<CrystalOperation> crystal_operations_of(const Wavefunctions& w);
 
 // x - floor(x) per component (1e-9 slack): BerkeleyGW's image of a q-point in [0, 1).
 Vec3d reduced_qpoint(Vec3d x);
