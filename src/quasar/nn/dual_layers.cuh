@@ -11,19 +11,13 @@
 #include <vector>
 
 #include "quasar/device/array.hpp"
+#include "quasar/device/grow.hpp"
 #include "quasar/nn/layers.cuh"
 
 namespace quasar::nn {
 
 constexpr int kDualBlock = 256;
 inline unsigned dual_grid(long n) { return static_cast<unsigned>((n + kDualBlock - 1) / kDualBlock); }
-
-// The array's storage, grown to at least n entries.
-template <class T>
-T* grow(Array<T>& a, std::size_t n) {
-  if (a.size() < n) a.resize(n);
-  return a.data();
-}
 
 // Reverse through one layer's activation: from G = [gy; h] (2R x out) to gZ = [gz; gz'] and, when
 // T is given, the timestep term gy act + h act' z' (R x out).

@@ -12,20 +12,10 @@
 
 #include "quasar/core/hd.hpp"
 #include "quasar/core/vec3_of.hpp"
+#include "quasar/potential/amoeba/scalar_math.hpp"
 
 namespace quasar::amoeba {
 
-// The scalar functions the duals need, for double (the C library's) and float (its f variants).
-QUASAR_HD double dual_sqrt(double x) { return ::sqrt(x); }
-QUASAR_HD float dual_sqrt(float x) { return ::sqrtf(x); }
-QUASAR_HD double dual_cos(double x) { return ::cos(x); }
-QUASAR_HD float dual_cos(float x) { return ::cosf(x); }
-QUASAR_HD double dual_sin(double x) { return ::sin(x); }
-QUASAR_HD float dual_sin(float x) { return ::sinf(x); }
-QUASAR_HD double dual_fabs(double x) { return ::fabs(x); }
-QUASAR_HD float dual_fabs(float x) { return ::fabsf(x); }
-QUASAR_HD double dual_atan2(double y, double x) { return ::atan2(y, x); }
-QUASAR_HD float dual_atan2(float y, float x) { return ::atan2f(y, x); }
 
 template <int N, class S = double>
 struct Dual {
@@ -105,22 +95,22 @@ QUASAR_HD Dual<N, S> operator*(const Dual<N, S>& a, double s) {
 }
 template <int N, class S>
 QUASAR_HD Dual<N, S> sqrt(const Dual<N, S>& a) {
-  const S s = dual_sqrt(a.v);
+  const S s = sqrt_of(a.v);
   return a.apply(s, s > 0 ? S(0.5) / s : S(0));
 }
 template <int N, class S>
 QUASAR_HD Dual<N, S> cos(const Dual<N, S>& a) {
-  return a.apply(dual_cos(a.v), -dual_sin(a.v));
+  return a.apply(cos_of(a.v), -sin_of(a.v));
 }
 template <int N, class S>
 QUASAR_HD Dual<N, S> abs(const Dual<N, S>& a) {
-  return a.apply(dual_fabs(a.v), a.v > 0 ? S(1) : a.v < 0 ? S(-1) : S(0));
+  return a.apply(fabs_of(a.v), a.v > 0 ? S(1) : a.v < 0 ? S(-1) : S(0));
 }
 template <int N, class S>
 QUASAR_HD Dual<N, S> atan2(const Dual<N, S>& y, const Dual<N, S>& x) {
   const S r2 = x.v * x.v + y.v * y.v;
   Dual<N, S> r;
-  r.v = dual_atan2(y.v, x.v);
+  r.v = atan2_of(y.v, x.v);
   if (r2 > 0)
     for (int k = 0; k < N; ++k) r.d[k] = (x.v * y.d[k] - y.v * x.d[k]) / r2;
   return r;

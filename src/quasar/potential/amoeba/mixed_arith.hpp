@@ -14,6 +14,7 @@
 #include "quasar/core/vec.hpp"
 #include "quasar/device/fixed_accumulator.hpp"
 #include "quasar/potential/amoeba/mixed_sum.hpp"
+#include "quasar/potential/amoeba/scalar_math.hpp"
 
 namespace quasar::amoeba {
 
@@ -46,13 +47,6 @@ QUASAR_HD V3<T> vec_as(const Vec3& v) {
 QUASAR_HD Vec3 as_double(const Vec3& v) { return v; }
 QUASAR_HD Vec3 as_double(const Vec3F& v) { return {v.x, v.y, v.z}; }
 
-// The functions of each precision (::exp and friends serve double on the device too).
-QUASAR_HD double exp_of(double x) { return ::exp(x); }
-QUASAR_HD float exp_of(float x) { return ::expf(x); }
-QUASAR_HD double erfc_of(double x) { return ::erfc(x); }
-QUASAR_HD float erfc_of(float x) { return ::erfcf(x); }
-QUASAR_HD double sqrt_of(double x) { return ::sqrt(x); }
-QUASAR_HD float sqrt_of(float x) { return ::sqrtf(x); }
 
 // The fixed-point resolution of the per-atom sums (gradients in kcal/mol/Å, moment derivatives,
 // per-site energies and virials in kcal/mol, fields in e/Å^2): 2^-40 = 9.1e-13 of their units, range

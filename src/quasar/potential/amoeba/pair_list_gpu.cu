@@ -10,6 +10,7 @@
 #include "quasar/core/atoms.hpp"
 #include "quasar/core/structure.hpp"
 #include "quasar/device/cuda_check.cuh"
+#include "quasar/device/grow.hpp"
 #include "quasar/neighbor/neighbor_list.hpp"
 
 namespace quasar::amoeba {
@@ -17,12 +18,6 @@ namespace quasar::amoeba {
 namespace {
 
 constexpr int kBlock = 128;
-
-template <class T>
-T* grow(Array<T>& a, std::size_t n) {
-  if (a.size() < n) a.resize(n);
-  return a.data();
-}
 
 __global__ void load_positions(const double* __restrict__ r, long n, double* x, double* y, double* z) {
   const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "quasar/device/array.hpp"
+#include "quasar/device/grow.hpp"
 #include "quasar/potential/fixed_point_outputs.hpp"
 #include "quasar/nn/device_nets.cuh"
 #include "quasar/potential/dp/dp_embed_net.cuh"
@@ -17,12 +18,6 @@ namespace quasar::dp {
 namespace {
 
 constexpr int kPost = 256;
-
-template <class T>
-T* grow(Array<T>& a, std::size_t n) {
-  if (a.size() < n) a.resize(n);
-  return a.data();
-}
 
 unsigned blocks(long n, int block) { return grid_for(n, block); }
 

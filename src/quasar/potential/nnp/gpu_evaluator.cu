@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "quasar/device/array.hpp"
+#include "quasar/device/grow.hpp"
 #include "quasar/potential/fixed_point_outputs.hpp"
 #include "quasar/nn/device_nets.cuh"
 #include "quasar/potential/nnp/generated_kernels.hpp"
@@ -36,12 +37,6 @@ bool generated_kernels_wanted() {
   if (!v || std::string(v) == "generated") return true;
   if (std::string(v) == "tables") return false;
   throw Error("QUASAR_NNP_KERNELS is \"" + std::string(v) + "\": generated or tables");
-}
-
-template <class T>
-T* grow(Array<T>& a, std::size_t n) {
-  if (a.size() < n) a.resize(n);
-  return a.data();
 }
 
 __global__ void element_keys_kernel(AtomsRef a, const int* element_of, int elements, int* keys, int* idx) {

@@ -10,6 +10,7 @@
 
 #include "quasar/core/error.hpp"
 #include "quasar/device/array.hpp"
+#include "quasar/device/grow.hpp"
 #include "quasar/device/cuda_check.cuh"
 #include "quasar/potential/shepard/gpu_interpolant.hpp"
 #include "quasar/potential/shepard/gpu_tables.cuh"
@@ -34,12 +35,6 @@ __global__ void inverse_distances_kernel(const double* __restrict configs, const
   const double* x = configs + static_cast<long>(index ? index[k] : k) * 3 * atoms;
   const int pairs = atoms * (atoms - 1) / 2;
   for (int l = 0; l < pairs; ++l) z[static_cast<long>(k) * pairs + l] = gpu::inverse_distance(x, atoms, l);
-}
-
-template <class T>
-T* grow(Array<T>& a, std::size_t n) {
-  if (a.size() < n) a.resize(n);
-  return a.data();
 }
 
 }  // namespace

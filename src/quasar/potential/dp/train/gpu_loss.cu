@@ -24,7 +24,6 @@ namespace {
 using namespace train_kernels;
 
 void check(cublasStatus_t s, const char* what) { cublas_check(s, what); }
-using nn::grow;
 
 // A frame's atoms and neighbour list on the GPU, its atoms ordered by model type.
 struct Frame {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "quasar/device/grow.hpp"
 #include "quasar/core/error.hpp"
 #include "quasar/nn/dual_layers.cuh"
 #include "quasar/potential/nnp/train/gpu_jacobians_impl.cuh"
@@ -61,7 +62,7 @@ __global__ void scale_kernel(long n, double factor, double* x) {
 // gradient of that sum times `sign` to grads.
 double GpuJacobians::Impl::run(int e, long rows, bool tangent, double sign, bool reverse) {
   const nn::DualNet<double> net = dual_net(e);
-  double* o = nn::grow(out, static_cast<std::size_t>(2 * rows));
+  double* o = grow(out, static_cast<std::size_t>(2 * rows));
   nn::dual_forward(cublas, net, rows, trace.data(), o);
   std::vector<double> y(static_cast<std::size_t>(2 * rows));
   out.download(y.data(), y.size());
@@ -69,8 +70,8 @@ double GpuJacobians::Impl::run(int e, long rows, bool tangent, double sign, bool
   for (long r = 0; r < rows; ++r) sum += y[static_cast<std::size_t>((tangent ? rows : 0) + r)];
   if (reverse) {
     const std::size_t wide = static_cast<std::size_t>(2 * rows * net.max_width());
-    nn::grow(scratch.ga, wide);
-    nn::grow(scratch.gb, wide);
+    grow(scratch.ga, wide);
+    grow(scratch.gb, wide);
     halves_kernel<<<grid(2 * rows), kBlock>>>(rows, tangent ? 0.0 : sign, tangent ? sign : 0.0, scratch.ga.data());
     QUASAR_LAUNCH_CHECK("halves_kernel");
     nn::dual_backward(cublas, net, rows, trace.data(), scratch, true, false);
@@ -257,7 +258,7 @@ double GpuJacobians::Impl::evaluate(std::vector<ElementRows>& rows, bool tangent
     }
     j.elements = used;
     if (used == 0) return 0;
-    nn::grow(sums, static_cast<std::size_t>(used));
+    grow(sums, static_cast<std::size_t>(used));
     int per_row = 0;
     for (int e = 0; e < used; ++e) per_row = std::max(per_row, fused::row_doubles(j.net[e]));
     fused::rows_kernel<<<used, fused::kThreads, sizeof(double) * per_row * j.chunk>>>(
@@ -276,7 +277,7 @@ double GpuJacobians::Impl::evaluate(std::vector<ElementRows>& rows, bool tangent
     const long n = static_cast<long>(rows[e].row_x.size());
     if (n == 0) continue;
     const int nf = elements[e].inputs;
-    nn::grow(trace, static_cast<std::size_t>(dual_net(e).trace_size(n)));
+    grow(trace, static_cast<std::size_t>(dual_net(e).trace_size(n)));
     gather_kernel<<<grid(n * nf), kBlock>>>(n, nf, base + at[e], x_all.data(), trace.data());
     QUASAR_LAUNCH_CHECK("gather_kernel");
     if (tangent) {
