@@ -88,12 +88,6 @@ std::set<std::string> expect_backends_agree(ForceField& ff, const Structure& s, 
   return seen;
 }
 
-std::string key_file(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
-  const std::string key = (dir / name).string();
-  std::ofstream(key) << text;
-  return key;
-}
-
 // Vasopressin (AMOEBA-bio-2018: anglep in-plane angles, pi-torsions, torsion-torsions) in the gas
 // phase: van der Waals over every pair with reduced hydrogen sites, and the electrostatic terms
 // through the host.

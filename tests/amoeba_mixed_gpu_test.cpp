@@ -110,12 +110,6 @@ std::set<std::string> expect_mixed_agrees(ForceField& ff, const Structure& s, co
   return seen;
 }
 
-std::string key_file(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
-  const std::string key = (dir / name).string();
-  std::ofstream(key) << text;
-  return key;
-}
-
 // Vasopressin (AMOEBA-bio-2018) in the gas phase: every valence term and van der Waals over all
 // pairs, against the CPU and Tinker's breakdown.
 TEST(AmoebaMixedGpu, VasopressinMatchesDoubleAndTinker) {

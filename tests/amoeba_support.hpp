@@ -251,4 +251,11 @@ inline std::string write_chain(const std::filesystem::path& dir, const std::stri
   return prm;
 }
 
+// A key file NAME in DIR holding TEXT; its path.
+inline std::string key_file(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  const std::string key = (dir / name).string();
+  std::ofstream(key) << text;
+  return key;
+}
+
 }  // namespace quasar::amoeba_test
