@@ -304,9 +304,8 @@ TEST(AmoebaMixed, LiquidWaterMatchesDoubleAndTinker) {
   const std::string xyz = reference("liquid-water/liquid.amoeba");
   const std::string prm = reference("params/water03.prm");
   if (xyz.empty() || prm.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
-  const auto scratch = test::scratch_dir("amoeba-mixed-liquid");
-  const std::string key = (scratch / "liquid.key").string();
-  std::ofstream(key) << "parameters " << prm << "\na-axis 18.643\nvdw-cutoff 9.0\nmpoleterm none\npolarizeterm none\n";
+  const std::string key = key_file(test::scratch_dir("amoeba-mixed-liquid"), "liquid.key",
+                                   "parameters " + prm + "\na-axis 18.643\nvdw-cutoff 9.0\nmpoleterm none\npolarizeterm none\n");
   const Parameters p = read_parameters(key);
   Structure s = io::read_frames(xyz).front();
   s.box = Box::orthorhombic(18.643, 18.643, 18.643);
@@ -334,9 +333,7 @@ TEST(AmoebaMixed, CrossTermsMatchDouble) {
   const auto dir = test::scratch_dir("amoeba-mixed-chain");
   const std::string prm = write_chain(dir, "angtors 1 2 3 4 0.802 0.3 -3.323 0.5 -0.2 -0.630\n"
                                            "strtors 1 2 3 4 1.1 0.0 1.5 -0.4 0.7 -4.0 0.9 0.25 5.2\n");
-  const std::string key = (dir / "chain.key").string();
-  std::ofstream(key) << "parameters " << prm << "\n";
-  const Parameters p = read_parameters(key);
+  const Parameters p = read_parameters(key_file(dir, "chain.key", "parameters " + prm + "\n"));
   HostAtoms h(io::read_tinker_xyz((dir / "chain.xyz").string()));
   const ValenceEntries entries = valence_entries(p, h.types, h.neighbours);
   ASSERT_EQ(entries.angtors.size(), 1u);

@@ -130,14 +130,11 @@ TEST(AmoebaMixedGpu, VasopressinMatchesDoubleAndTinker) {
 // lattice vectors): the displacements at the nearest image in double, then float.
 TEST(AmoebaMixedGpu, TrpCageValenceInACellMatchesDouble) {
   QUASAR_REQUIRE_GPU();
-  const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");
-  const std::string xyz = reference("tinker-test-file/torsion/trpcage.xyz");
-  if (prm.empty() || xyz.empty()) return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
-  ForceField ff = amoeba::load_tinker_force_field(key_file(test::scratch_dir("amoeba-mixed-gpu-trpcage"), "trpcage.key",
-                                                           "parameters " + prm + "\nvdwterm none\nmpoleterm none\npolarizeterm none\n"));
-  Structure s = io::read_tinker_xyz(xyz);
-  s.box = Box::orthorhombic(30, 31, 32);
-  for (std::size_t i = 0; i < s.size(); i += 2) s.positions[i] = s.positions[i] + Vec3{30, -31, 64};
+  std::string key;
+  Structure s;
+  if (!trp_cage_valence_in_a_cell("amoeba-mixed-gpu-trpcage", key, s))
+    return test::missing(test::Dependency::SharedData, "../shared/reference/amoeba is not here");
+  ForceField ff = amoeba::load_tinker_force_field(key);
   const std::set<std::string> seen = expect_mixed_agrees(ff, s, "trp-cage", {1e-5, 2e-4, 1e-4});
   for (const char* t : {"bond", "angle", "strbnd", "opbend", "torsion", "pitors", "tortor"})
     EXPECT_TRUE(seen.count(t)) << t << " has no entries in trp-cage";

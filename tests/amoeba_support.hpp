@@ -258,4 +258,18 @@ inline std::string key_file(const std::filesystem::path& dir, const std::string&
   return key;
 }
 
+// Trp-cage's valence terms (AMOEBA-pro-2013) in a periodic cell that cuts the molecule, half of its
+// atoms moved by lattice vectors, so that every entry must take its atoms' nearest images: the key
+// (written in a scratch folder named `scratch`) and the structure; false where the reference is absent.
+inline bool trp_cage_valence_in_a_cell(const std::string& scratch, std::string& key, Structure& s) {
+  const std::string prm = reference("tinker-test-file/commit_6fe8e913/amoebapro13.prm");
+  const std::string xyz = reference("tinker-test-file/torsion/trpcage.xyz");
+  if (prm.empty() || xyz.empty()) return false;
+  key = key_file(test::scratch_dir(scratch), "trpcage.key", "parameters " + prm + "\nvdwterm none\nmpoleterm none\npolarizeterm none\n");
+  s = io::read_tinker_xyz(xyz);
+  s.box = Box::orthorhombic(30, 31, 32);
+  for (std::size_t i = 0; i < s.size(); i += 2) s.positions[i] = s.positions[i] + Vec3{30, -31, 64};
+  return true;
+}
+
 }  // namespace quasar::amoeba_test
